@@ -1,0 +1,255 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// peer is how one call talks back to its client. Each era implements it:
+// the legacy era (2025-03-26 to 2025-11-25) sends a live request on the call's
+// own stream through the requestScopedSender and waits for the answer; the
+// 2026-07-28 era answers from the retry's inputResponses or records the
+// question and returns ErrInputRequired (multi round-trip).
+type peer interface {
+	// request sends a server-to-client request and returns its result. key
+	// names the question within this call (stable across 2026-07-28 retries).
+	request(ctx context.Context, key, method string, params any) (json.RawMessage, error)
+	// notify sends a notification related to this call (progress, log).
+	notify(ctx context.Context, method string, params any) error
+	// capabilities are the client's declared capabilities.
+	capabilities() ClientCapabilities
+	// logLevel is the threshold for notifications/message; "" sends none.
+	logLevel() LogLevel
+	// progressToken is the request's _meta.progressToken, or nil.
+	progressToken() json.RawMessage
+}
+
+// ClientCapabilities are the parts of the client's capabilities the runtime
+// acts on. Raw keeps the whole object as the client sent it.
+type ClientCapabilities struct {
+	Elicitation *struct {
+		Form *struct{} `json:"form,omitempty"`
+		URL  *struct{} `json:"url,omitempty"`
+	} `json:"elicitation,omitempty"`
+	Sampling *json.RawMessage `json:"sampling,omitempty"`
+	Roots    *struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	} `json:"roots,omitempty"`
+	Raw json.RawMessage `json:"-"`
+}
+
+// elicitForm reports whether the client accepts form-mode elicitation. An
+// empty "elicitation": {} means form only (2025-06-18 and 2025-11-25).
+func (c ClientCapabilities) elicitForm() bool {
+	return c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+}
+
+func (c ClientCapabilities) elicitURL() bool { return c.Elicitation != nil && c.Elicitation.URL != nil }
+
+// Call is the runtime's handle on one tools/call. Generated per-tool handles
+// wrap it and expose only what the tool declares. A Call is used by one
+// handler goroutine; its methods are safe for concurrent use anyway.
+type Call struct {
+	peer peer
+
+	mu     sync.Mutex
+	asked  map[string]int // questions asked per key base, to number repeats: confirm, confirm_2, ...
+	extra  []Content      // blocks added with AddContent
+	state  []byte         // handler state carried across 2026-07-28 rounds
+	nextID func() string  // URL-mode elicitation IDs
+}
+
+// newCall is used by both eras' tools/call paths.
+func newCall(p peer, state []byte, newElicitationID func() string) *Call {
+	return &Call{peer: p, asked: map[string]int{}, state: state, nextID: newElicitationID}
+}
+
+// key returns the next stable question key for base: base, base_2, base_3...
+// A replayed handler asks in the same order, so keys match across rounds.
+func (c *Call) key(base string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked[base]++
+	if n := c.asked[base]; n > 1 {
+		return base + "_" + strconv.Itoa(n)
+	}
+	return base
+}
+
+// elicitResult is the client's answer to elicitation/create.
+type elicitResult struct {
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+// Elicit asks the client to fill in form e and decodes the accepted, validated
+// (defaults applied) answer into dst. message overrides e.Message when not
+// empty. A declined form returns ErrDeclined, a dismissed one ErrCancelled.
+func (c *Call) Elicit(ctx context.Context, e *Elicitation, message string, dst any) error {
+	if e.Mode != "form" {
+		return fmt.Errorf("elicitation %q is %s mode; use ElicitURL", e.Name, e.Mode)
+	}
+	if !c.peer.capabilities().elicitForm() {
+		return fmt.Errorf("%w: elicitation (form mode), for %q", ErrCapabilityMissing, e.Name)
+	}
+	if _, err := e.form(); err != nil {
+		return err
+	}
+	if message == "" {
+		message = e.Message
+	}
+	params := struct {
+		Mode            string          `json:"mode"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}{"form", message, e.RequestedSchema}
+	res, err := c.ask(ctx, c.key(e.Name), params)
+	if err != nil {
+		return err
+	}
+	return e.decodeAnswer(res.Content, dst)
+}
+
+// ElicitURL asks the client to open url (URL mode, for anything a form must
+// not carry, such as credentials). nil means the user consented to open it;
+// it does not mean the out-of-band flow finished.
+func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url string) error {
+	if e.Mode != "url" {
+		return fmt.Errorf("elicitation %q is %s mode; use Elicit", e.Name, e.Mode)
+	}
+	if !c.peer.capabilities().elicitURL() {
+		return fmt.Errorf("%w: elicitation (URL mode), for %q", ErrCapabilityMissing, e.Name)
+	}
+	if message == "" {
+		message = e.Message
+	}
+	params := struct {
+		Mode          string `json:"mode"`
+		Message       string `json:"message"`
+		URL           string `json:"url"`
+		ElicitationID string `json:"elicitationId,omitempty"`
+	}{Mode: "url", Message: message, URL: url, ElicitationID: c.nextID()}
+	_, err := c.ask(ctx, c.key(e.Name), params)
+	return err
+}
+
+func (c *Call) ask(ctx context.Context, key string, params any) (*elicitResult, error) {
+	raw, err := c.peer.request(ctx, key, "elicitation/create", params)
+	if err != nil {
+		return nil, err
+	}
+	var res elicitResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: elicitation/create result: %v", ErrInvalidAnswer, err)
+	}
+	switch res.Action {
+	case "accept":
+		return &res, nil
+	case "decline":
+		return nil, ErrDeclined
+	case "cancel":
+		return nil, ErrCancelled
+	default:
+		return nil, fmt.Errorf("%w: elicitation/create result: unknown action %q", ErrInvalidAnswer, res.Action)
+	}
+}
+
+// CreateMessage asks the client's model for a completion (sampling).
+func (c *Call) CreateMessage(ctx context.Context, req *SamplingRequest) (*SamplingResult, error) {
+	if c.peer.capabilities().Sampling == nil {
+		return nil, fmt.Errorf("%w: sampling", ErrCapabilityMissing)
+	}
+	raw, err := c.peer.request(ctx, c.key("sampling"), "sampling/createMessage", req)
+	if err != nil {
+		return nil, err
+	}
+	var res SamplingResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: sampling/createMessage result: %v", ErrInvalidAnswer, err)
+	}
+	return &res, nil
+}
+
+// ListRoots asks the client for its roots.
+func (c *Call) ListRoots(ctx context.Context) ([]Root, error) {
+	if c.peer.capabilities().Roots == nil {
+		return nil, fmt.Errorf("%w: roots", ErrCapabilityMissing)
+	}
+	raw, err := c.peer.request(ctx, c.key("roots"), "roots/list", struct{}{})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Roots []Root `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("%w: roots/list result: %v", ErrInvalidAnswer, err)
+	}
+	return res.Roots, nil
+}
+
+// Progress reports progress on this call when the client asked for it (a
+// _meta.progressToken); otherwise it does nothing. total <= 0 means unknown.
+func (c *Call) Progress(ctx context.Context, progress, total float64, message string) error {
+	tok := c.peer.progressToken()
+	if tok == nil {
+		return nil
+	}
+	p := struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+		Progress      float64         `json:"progress"`
+		Total         float64         `json:"total,omitempty"`
+		Message       string          `json:"message,omitempty"`
+	}{tok, progress, total, message}
+	return c.peer.notify(ctx, "notifications/progress", p)
+}
+
+// Log sends notifications/message when level passes the client's threshold
+// (logging/setLevel, or a 2026-07-28 request's logLevel); otherwise nothing.
+func (c *Call) Log(ctx context.Context, level LogLevel, logger string, data any) error {
+	threshold := c.peer.logLevel()
+	if threshold == "" || !logLevelEnabled(level, threshold) {
+		return nil
+	}
+	p := struct {
+		Level  LogLevel `json:"level"`
+		Logger string   `json:"logger,omitempty"`
+		Data   any      `json:"data"`
+	}{level, logger, data}
+	return c.peer.notify(ctx, "notifications/message", p)
+}
+
+// AddContent appends blocks to the result (after the structured output's text
+// block for tools with an outputSchema).
+func (c *Call) AddContent(blocks ...Content) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.extra = append(c.extra, blocks...)
+}
+
+func (c *Call) extraContent() []Content {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.extra
+}
+
+// State returns the handler's own state as saved with SetState in an earlier
+// 2026-07-28 round of this call (nil in the first round and in legacy
+// sessions, where the handler simply keeps running).
+func (c *Call) State() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// SetState saves a small value that the next 2026-07-28 round of this call gets
+// back from State. It travels sealed inside requestState, so keep it small
+// (a few KB) and free of secrets the client must not hold even encrypted.
+func (c *Call) SetState(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state = append([]byte(nil), b...)
+}

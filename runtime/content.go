@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"encoding/json"
+)
+
+// Content is one block of a tool result: *TextContent, *ImageContent,
+// *AudioContent, *ResourceLink or *EmbeddedResource.
+type Content interface {
+	contentType() string
+}
+
+// Annotations are the optional audience/priority hints of a content block.
+type Annotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	LastModified string   `json:"lastModified,omitempty"`
+}
+
+// TextContent is a text block.
+type TextContent struct {
+	Text        string       `json:"text"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// ImageContent is an image block; Data holds the raw bytes (sent base64).
+type ImageContent struct {
+	Data        []byte       `json:"data"`
+	MIMEType    string       `json:"mimeType"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// AudioContent is an audio block; Data holds the raw bytes (sent base64).
+type AudioContent struct {
+	Data        []byte       `json:"data"`
+	MIMEType    string       `json:"mimeType"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// ResourceLink points at a resource the client may read.
+type ResourceLink struct {
+	URI         string       `json:"uri"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MIMEType    string       `json:"mimeType,omitempty"`
+	Size        *int64       `json:"size,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// ResourceContents is the body of an embedded resource: Text or Blob.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"`
+}
+
+// EmbeddedResource carries a resource's contents inline.
+type EmbeddedResource struct {
+	Resource    ResourceContents `json:"resource"`
+	Annotations *Annotations     `json:"annotations,omitempty"`
+}
+
+func (*TextContent) contentType() string      { return "text" }
+func (*ImageContent) contentType() string     { return "image" }
+func (*AudioContent) contentType() string     { return "audio" }
+func (*ResourceLink) contentType() string     { return "resource_link" }
+func (*EmbeddedResource) contentType() string { return "resource" }
+
+// Text is shorthand for a text block.
+func Text(s string) *TextContent { return &TextContent{Text: s} }
+
+// MarshalJSON adds the "type" discriminator.
+func (c *TextContent) MarshalJSON() ([]byte, error) {
+	type plain TextContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"text", (*plain)(c)})
+}
+
+// MarshalJSON adds the "type" discriminator; []byte is base64 by encoding/json.
+func (c *ImageContent) MarshalJSON() ([]byte, error) {
+	type plain ImageContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"image", (*plain)(c)})
+}
+
+// MarshalJSON adds the "type" discriminator.
+func (c *AudioContent) MarshalJSON() ([]byte, error) {
+	type plain AudioContent
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"audio", (*plain)(c)})
+}
+
+// MarshalJSON adds the "type" discriminator.
+func (c *ResourceLink) MarshalJSON() ([]byte, error) {
+	type plain ResourceLink
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"resource_link", (*plain)(c)})
+}
+
+// MarshalJSON adds the "type" discriminator.
+func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
+	type plain EmbeddedResource
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		*plain
+	}{"resource", (*plain)(c)})
+}
+
+// MarshalJSON sends Blob as base64 and omits whichever of text/blob is unset.
+func (r ResourceContents) MarshalJSON() ([]byte, error) {
+	out := struct {
+		URI      string  `json:"uri"`
+		MIMEType string  `json:"mimeType,omitempty"`
+		Text     *string `json:"text,omitempty"`
+		Blob     *string `json:"blob,omitempty"`
+	}{URI: r.URI, MIMEType: r.MIMEType}
+	if r.Blob != nil {
+		b := base64.StdEncoding.EncodeToString(r.Blob)
+		out.Blob = &b
+	} else {
+		t := r.Text
+		out.Text = &t
+	}
+	return json.Marshal(out)
+}

@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Elicitation describes one elicitation a tool may ask for, as generated code
+// declares it (one package-level value per elicitation file, never mutated).
+type Elicitation struct {
+	// Name is the elicitation's name from its file; 2026-07-28 input request
+	// keys derive from it.
+	Name string
+	// Mode is "form" or "url".
+	Mode string
+	// Message is the default message shown to the user when the caller passes
+	// none.
+	Message string
+	// RequestedSchema is the form's schema, byte for byte as written (form mode).
+	RequestedSchema json.RawMessage
+
+	once     sync.Once
+	compiled *compiledForm
+	err      error
+}
+
+// compiledForm is a form schema ready to validate answers.
+type compiledForm struct {
+	schema   *jsonschema.Schema
+	defaults map[string]any
+}
+
+// form compiles the requested schema once, whichever server uses it first.
+// The result is immutable, so sharing it across servers is safe.
+func (e *Elicitation) form() (*compiledForm, error) {
+	e.once.Do(func() {
+		if e.Mode != "form" {
+			return
+		}
+		s, err := compileSchema("mcpgen:elicitation/"+e.Name, e.RequestedSchema)
+		if err != nil {
+			e.err = fmt.Errorf("elicitation %q: %w", e.Name, err)
+			return
+		}
+		var shape struct {
+			Properties map[string]struct {
+				Default json.RawMessage `json:"default"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(e.RequestedSchema, &shape); err != nil {
+			e.err = fmt.Errorf("elicitation %q: %w", e.Name, err)
+			return
+		}
+		defaults := map[string]any{}
+		for k, p := range shape.Properties {
+			if len(p.Default) > 0 {
+				var v any
+				if err := json.Unmarshal(p.Default, &v); err == nil {
+					defaults[k] = v
+				}
+			}
+		}
+		e.compiled = &compiledForm{schema: s, defaults: defaults}
+	})
+	return e.compiled, e.err
+}
+
+// decodeAnswer applies the schema's defaults to an accepted form's content,
+// validates it against the requested schema and decodes it into dst.
+func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
+	f, err := e.form()
+	if err != nil {
+		return err
+	}
+	obj := map[string]any{}
+	if len(content) > 0 && string(content) != "null" {
+		if err := json.Unmarshal(content, &obj); err != nil {
+			return fmt.Errorf("%w: elicitation %q: content is not an object: %v", ErrInvalidAnswer, e.Name, err)
+		}
+	}
+	for k, v := range f.defaults {
+		if _, ok := obj[k]; !ok {
+			obj[k] = v
+		}
+	}
+	if err := f.schema.Validate(obj); err != nil {
+		return fmt.Errorf("%w: elicitation %q: %v", ErrInvalidAnswer, e.Name, err)
+	}
+	if dst == nil {
+		return nil
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return fmt.Errorf("%w: elicitation %q: %v", ErrInvalidAnswer, e.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Outcomes of a server-to-client request that callers branch on with errors.Is.
+var (
+	// ErrDeclined: the user saw the elicitation and explicitly declined it.
+	ErrDeclined = errors.New("mcpgen: the user declined the elicitation")
+	// ErrCancelled: the user dismissed the elicitation without choosing.
+	ErrCancelled = errors.New("mcpgen: the user cancelled the elicitation")
+	// ErrExpired: the wait for the client's answer ended (timeout or the
+	// caller's context) before an answer came; a late answer is refused with a
+	// "request expired" error.
+	ErrExpired = errors.New("mcpgen: the request to the client expired before it was answered")
+	// ErrInputRequired: in a 2026-07-28 request the answer is not there yet.
+	// The runtime ends this round with an input_required result and replays the
+	// handler when the client retries with the answer. Handlers return it (or any
+	// error wrapping it) unchanged; even a handler that swallows it still yields
+	// input_required, because the runtime records the outstanding question.
+	ErrInputRequired = errors.New("mcpgen: input required from the client (multi round-trip)")
+	// ErrCapabilityMissing: the client did not declare the capability the
+	// request needs (elicitation, a mode of it, sampling or roots).
+	ErrCapabilityMissing = errors.New("mcpgen: the client did not declare the capability this request needs")
+	// ErrInvalidAnswer: the client's answer did not match the requested schema.
+	ErrInvalidAnswer = errors.New("mcpgen: the client's answer does not match the requested schema")
+)
+
+// JSON-RPC and MCP error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	// CodeURLElicitationRequired is 2025-11-25's URLElicitationRequired.
+	CodeURLElicitationRequired = -32042
+
+	// 2026-07-28 codes.
+	CodeHeaderMismatch     = -32020
+	CodeMissingCapability  = -32021
+	CodeUnsupportedVersion = -32022
+	// Implementation-defined codes (-32000..-32019) for answers the client
+	// POSTs to server-to-client requests.
+	CodeRequestExpired    = -32001 // the wait for this ID ended (timeout, cancel); the answer came too late
+	CodeUnknownResponseID = -32003 // this session never sent a request with this ID
+)
+
+// Error is a JSON-RPC error. A tool handler that returns an *Error (or an error
+// wrapping one) makes the call fail with that JSON-RPC error instead of an
+// isError tool result.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+
+// NewError returns a JSON-RPC error with a formatted message.
+func NewError(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
