@@ -1,0 +1,141 @@
+// The four round trips every client makes against the conformance example
+// server, and what each must see. The Go clients (interop/*_test.go) check the
+// same things in the same order.
+
+export const SIMPLE_TEXT = 'This is a simple text response for testing.';
+export const SAMPLED_TEXT = 'interop: a sampled reply from the client';
+
+// fillForm answers a form-mode requestedSchema with a value for every property,
+// chosen from the property's own constraints, so the server's validation of
+// the answer passes. Strings are recognisable ("interop-<name>") so the tool
+// result can be checked for them.
+export function fillForm(schema) {
+    const content = {};
+    for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
+        content[key] = fillValue(key, prop);
+    }
+    return content;
+}
+
+function fillValue(key, prop) {
+    if (Array.isArray(prop.enum) && prop.enum.length) return prop.enum[0];
+    if (Array.isArray(prop.oneOf) && prop.oneOf.length) return prop.oneOf[0].const;
+    switch (prop.type) {
+        case 'boolean':
+            return true;
+        case 'integer':
+        case 'number': {
+            let v = prop.type === 'integer' ? 7 : 7.5;
+            if (typeof prop.minimum === 'number' && v < prop.minimum) v = prop.minimum;
+            if (typeof prop.maximum === 'number' && v > prop.maximum) v = prop.maximum;
+            return v;
+        }
+        case 'array': {
+            const items = prop.items ?? {};
+            const first = items.enum?.[0] ?? items.anyOf?.[0]?.const ?? items.oneOf?.[0]?.const;
+            return first === undefined ? [] : [first];
+        }
+        default:
+            switch (prop.format) {
+                case 'email':
+                    return `interop-${key}@example.com`;
+                case 'uri':
+                    return `https://example.com/interop-${key}`;
+                case 'date':
+                    return '2026-07-28';
+                case 'date-time':
+                    return '2026-07-28T12:00:00Z';
+            }
+            return `interop-${key}`;
+    }
+}
+
+function texts(result) {
+    return (result?.content ?? []).filter(c => c.type === 'text').map(c => c.text);
+}
+
+function brief(s, n = 120) {
+    s = String(s);
+    return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
+function expectComplete(result) {
+    if (!result) throw new Error('no result');
+    if (result.isError) throw new Error(`isError result: ${brief(texts(result).join(' '))}`);
+}
+
+export const checks = {
+    order: ['elicitation', 'sampling', 'progress', 'plain'],
+
+    samplingAnswer: {
+        role: 'assistant',
+        content: { type: 'text', text: SAMPLED_TEXT },
+        model: 'mcpgen-interop-model',
+        stopReason: 'endTurn'
+    },
+
+    async elicitation({ call, seen }) {
+        const result = await call('test_elicitation', { message: 'interop: please fill in this form' });
+        expectComplete(result);
+        const asked = seen.elicitation.at(-1);
+        if (!asked) throw new Error('the tool returned without sending elicitation/create');
+        if (asked.mode !== undefined && asked.mode !== 'form') throw new Error(`elicitation mode ${asked.mode}, want form`);
+        const sent = fillForm(asked.requestedSchema);
+        const marker = Object.values(sent).find(v => typeof v === 'string');
+        const text = texts(result).join('\n');
+        if (marker !== undefined && !text.includes(marker)) {
+            throw new Error(`result does not carry the accepted content (${JSON.stringify(marker)}): ${brief(text)}`);
+        }
+        if (!/accept/i.test(text)) throw new Error(`result does not say the form was accepted: ${brief(text)}`);
+        return { ok: true, detail: `form ${Object.keys(sent).join(',')} accepted` };
+    },
+
+    async sampling({ call, seen }) {
+        const result = await call('test_sampling', { prompt: 'interop: say hello' });
+        expectComplete(result);
+        if (seen.sampling.length === 0) throw new Error('the tool returned without sending sampling/createMessage');
+        const text = texts(result).join('\n');
+        if (!text.includes(SAMPLED_TEXT)) throw new Error(`result does not carry the sampled text: ${brief(text)}`);
+        return { ok: true, detail: 'sampled text returned' };
+    },
+
+    // The server's notifications are counted on the wire (in the order the
+    // transport received them, before the tool's response) and, separately,
+    // as the SDK delivered them to the onprogress callback by the time the
+    // call resolved.
+    async progress({ call, wire }) {
+        const notes = [];
+        const start = wire.length;
+        const result = await call('test_tool_with_progress', {}, { onprogress: p => notes.push(p) });
+        expectComplete(result);
+        const onWire = [];
+        for (const msg of wire.slice(start)) {
+            if ('id' in msg && ('result' in msg || 'error' in msg)) break;
+            if (msg.method === 'notifications/progress') onWire.push(msg.params);
+        }
+        if (onWire.length < 3) throw new Error(`${onWire.length} progress notifications before the response, want >= 3`);
+        for (let i = 1; i < onWire.length; i++) {
+            if (onWire[i].progress < onWire[i - 1].progress) throw new Error(`progress went down: ${JSON.stringify(onWire)}`);
+        }
+        const last = onWire.at(-1);
+        let detail = `${onWire.length} before the result, last ${last.progress}/${last.total ?? '?'}`;
+        if (notes.length < onWire.length) detail += ` (SDK callback had ${notes.length} when the call resolved)`;
+        return { ok: true, detail };
+    },
+
+    async plain({ call }) {
+        const result = await call('test_simple_text', {});
+        expectComplete(result);
+        const text = texts(result).join('\n');
+        if (text !== SIMPLE_TEXT) throw new Error(`text ${JSON.stringify(brief(text))}, want ${JSON.stringify(SIMPLE_TEXT)}`);
+        return { ok: true, detail: 'text matches' };
+    }
+};
+
+export function withTimeout(promise, ms, what) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms (deadlock?)`)), ms);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
