@@ -1,0 +1,73 @@
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/format"
+	"strings"
+	"testing"
+)
+
+func TestProjectRendersValidFiles(t *testing.T) {
+	files, err := Project(Data{Name: "notes-server", ImportPath: "example.com/notes-server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{
+		"README.md": true, "main.go": true, "notes/generate.go": true, "notes/notes.go": true,
+		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
+		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
+	}
+	for _, f := range files {
+		if !want[f.Path] {
+			t.Errorf("unexpected file %s", f.Path)
+		}
+		delete(want, f.Path)
+		switch {
+		case strings.HasSuffix(f.Path, ".go"):
+			got, err := format.Source(f.Data)
+			if err != nil {
+				t.Errorf("%s: %v", f.Path, err)
+			} else if !bytes.Equal(got, f.Data) {
+				t.Errorf("%s is not gofmt-clean", f.Path)
+			}
+		case strings.HasSuffix(f.Path, ".json"):
+			if !json.Valid(f.Data) {
+				t.Errorf("%s is not valid JSON", f.Path)
+			}
+		}
+		if bytes.Contains(f.Data, []byte("{{")) {
+			t.Errorf("%s still holds template markup", f.Path)
+		}
+	}
+	for p := range want {
+		t.Errorf("missing file %s", p)
+	}
+}
+
+func TestMainImportsTheToolsPackage(t *testing.T) {
+	files, err := Project(Data{Name: "srv", ImportPath: "example.com/a/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == "main.go" && !bytes.Contains(f.Data, []byte(`"example.com/a/b/notes"`)) {
+			t.Errorf("main.go does not import the tools package:\n%s", f.Data)
+		}
+	}
+}
+
+func TestCurlWalkthrough(t *testing.T) {
+	s, err := Curl("http://127.0.0.1:1234/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"URL=http://127.0.0.1:1234/mcp", "Mcp-Session-Id", "Accept: application/json, text/event-stream",
+		"elicitation/create", `"action":"accept"`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("walkthrough lacks %q", want)
+		}
+	}
+}
