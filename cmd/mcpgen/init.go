@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpgen/mcpgen/templates"
+)
+
+const (
+	// selfModule is this repository's module: the scaffold requires it for
+	// the runtime and pins its cmd/mcpgen as a Go tool.
+	selfModule = "github.com/mcpgen/mcpgen"
+	// unpublishedVersion is what a scaffold requires when a replace points
+	// the module at a local checkout (the version is never downloaded).
+	unpublishedVersion = "v0.0.0-00010101000000-000000000000"
+)
+
+func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var module string
+	cmd := &cobra.Command{
+		Use:   "init [dir]",
+		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
+		Long: `init writes a small MCP server into dir (default "."): example tool and
+elicitation schemas in notes/schemas/, the go:generate line that turns them
+into Go, handler stubs that are yours to edit (generate never touches them),
+a main.go serving Streamable HTTP at /mcp (or stdio with -stdio), and a README.
+
+Inside an existing module it only adds files, and pins the generator in the
+module's go.mod (a tool directive: go tool mcpgen). In a folder outside any
+module it also creates go.mod. It never overwrites: when a file it would
+write already exists, it lists them and changes nothing.
+
+When mcpgen runs from a source checkout (the module is not published), the
+project's go.mod gets a replace directive pointing at that checkout, so the
+project builds offline.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			p, err := scaffold(cmd.Context(), dir, module, stdout, stderr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", p.displayDir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&module, "module", "", "module path for the new go.mod (default: the folder's name); only when dir is outside any module")
+	return cmd
+}
+
+// project is what scaffold made.
+type project struct {
+	dir        string // absolute folder holding main.go
+	displayDir string // dir as the user gave it
+	moduleRoot string // absolute folder holding go.mod
+	importPath string // import path of dir
+}
+
+// scaffold writes the template project into dir and pins the generator in
+// the module's go.mod. It checks everything before writing anything.
+func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) (*project, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &project{dir: abs, displayDir: dir}
+
+	gomod := findGoMod(abs)
+	newModule := gomod == ""
+	if newModule {
+		if module == "" {
+			module = defaultModulePath(abs)
+		}
+		p.moduleRoot, p.importPath = abs, module
+	} else {
+		if module != "" {
+			return nil, usageError{fmt.Errorf("--module only applies to a new go.mod, and %s is inside the module of %s", dir, gomod)}
+		}
+		mod, err := readGoMod(ctx, gomod)
+		if err != nil {
+			return nil, err
+		}
+		if mod.Module.Path == selfModule {
+			return nil, fmt.Errorf("%s is inside the mcpgen module itself; scaffold outside it (mcpgen init /some/new/folder)", dir)
+		}
+		p.moduleRoot = filepath.Dir(gomod)
+		rel, err := filepath.Rel(p.moduleRoot, abs)
+		if err != nil {
+			return nil, err
+		}
+		p.importPath = mod.Module.Path
+		if rel != "." {
+			p.importPath += "/" + filepath.ToSlash(rel)
+		}
+	}
+
+	files, err := templates.Project(templates.Data{Name: serverName(p.importPath), ImportPath: p.importPath})
+	if err != nil {
+		return nil, err
+	}
+	var existing []string
+	for _, f := range files {
+		_, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(f.Path)))
+		switch {
+		case err == nil:
+			existing = append(existing, f.Path)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
+	}
+	if len(existing) > 0 {
+		fmt.Fprintf(stderr, "mcpgen init: these files already exist in %s:\n", dir)
+		for _, e := range existing {
+			fmt.Fprintf(stderr, "  %s\n", e)
+		}
+		return nil, fmt.Errorf("init never overwrites; nothing was changed (scaffold into a new folder instead, e.g. mcpgen init %s)", suggestDir(dir))
+	}
+
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	if newModule {
+		if err := goCommand(ctx, abs, stderr, "mod", "init", module); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		name := filepath.Join(abs, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeNew(name, f.Data); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stdout, "created %s\n", filepath.Join(dir, filepath.FromSlash(f.Path)))
+	}
+	if err := pinGenerator(ctx, p.moduleRoot, stdout, stderr); err != nil {
+		return nil, fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
+	}
+	return p, nil
+}
+
+// writeNew creates name with data, failing if it exists (a file created
+// between the check and the write is not overwritten either).
+func writeNew(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// pinGenerator makes the module require mcpgen (runtime and generator) and
+// pins cmd/mcpgen with a tool directive. A module that already requires
+// mcpgen keeps its version (and its replace, if any).
+func pinGenerator(ctx context.Context, root string, stdout, stderr io.Writer) error {
+	mod, err := readGoMod(ctx, filepath.Join(root, "go.mod"))
+	if err != nil {
+		return err
+	}
+	version := ""
+	for _, r := range mod.Require {
+		if r.Path == selfModule {
+			version = r.Version
+		}
+	}
+	if version == "" {
+		src := checkoutDir()
+		version = publishedVersion()
+		if src != "" {
+			version = unpublishedVersion
+			if err := goCommand(ctx, root, stderr, "mod", "edit", "-replace="+selfModule+"="+src); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "go.mod: replace %s => %s\n  (mcpgen runs from that source checkout and the module is not published; the replace builds the project offline against it)\n", selfModule, src)
+		}
+	}
+	if err := goCommand(ctx, root, stderr, "get", "-tool", selfModule+"/cmd/mcpgen@"+version); err != nil {
+		return err
+	}
+	if err := goCommand(ctx, root, stderr, "get", selfModule+"/runtime@"+version); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "go.mod: tool %s/cmd/mcpgen (go generate runs it as go tool mcpgen)\n", selfModule)
+	return nil
+}
+
+// goMod is the part of `go mod edit -json` that init reads.
+type goMod struct {
+	Module  struct{ Path string }
+	Require []struct{ Path, Version string }
+}
+
+func readGoMod(ctx context.Context, file string) (*goMod, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json", file)
+	cmd.Stdout = &out
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("reading %s: %v: %s", file, err, strings.TrimSpace(errOut.String()))
+	}
+	var m goMod
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	return &m, nil
+}
+
+// goCommand runs the go command in dir, echoing it to w with the go
+// command's own messages (go: added ...).
+func goCommand(ctx context.Context, dir string, w io.Writer, args ...string) error {
+	fmt.Fprintf(w, "$ go %s\n", strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Stdout = w
+	cmd.Stderr = w
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s (in %s): %w", strings.Join(args, " "), dir, err)
+	}
+	return nil
+}
+
+// findGoMod returns the go.mod of the module holding dir (which need not
+// exist yet), or "" when dir is outside any module.
+func findGoMod(dir string) string {
+	for d := dir; ; {
+		f := filepath.Join(d, "go.mod")
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			return f
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// checkoutDir returns the root of the mcpgen source tree this binary was
+// built from, or "" when it was built from a module download (the module
+// cache) or with -trimpath. The compiler records this file's absolute path.
+func checkoutDir() string {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/mcpgen/init.go
+	if strings.Contains(filepath.Base(root), "@") {
+		return "" // GOMODCACHE/github.com/mcpgen/mcpgen@vX
+	}
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || modulePathOf(data) != selfModule {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(root, "runtime")); err != nil {
+		return ""
+	}
+	return root
+}
+
+var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^"\s]+)"?\s*$`)
+
+func modulePathOf(gomod []byte) string {
+	if m := moduleLine.FindSubmatch(gomod); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// publishedVersion is the mcpgen version to require when no checkout is at
+// hand: the version this binary was built at, or "latest".
+func publishedVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "latest"
+	}
+	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+	for _, m := range mods {
+		if m.Path == selfModule && strings.HasPrefix(m.Version, "v") {
+			return m.Version
+		}
+	}
+	return "latest"
+}
+
+var notModuleChar = regexp.MustCompile(`[^a-z0-9._~-]+`)
+
+// defaultModulePath derives a module path from the folder's name.
+func defaultModulePath(dir string) string {
+	p := strings.Trim(notModuleChar.ReplaceAllString(strings.ToLower(filepath.Base(dir)), "-"), "-.")
+	if p == "" {
+		p = "mcpserver"
+	}
+	return p
+}
+
+// serverName is the server's name (serverInfo, README title, desktop client
+// config key): the last element of its import path.
+func serverName(importPath string) string {
+	n := path.Base(importPath)
+	if n == "." || n == "/" || n == "" {
+		return "mcpserver"
+	}
+	return n
+}
+
+func suggestDir(dir string) string {
+	return filepath.Join(dir, "mcpserver")
+}
