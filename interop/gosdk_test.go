@@ -1,0 +1,94 @@
+package interop
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestGoSDK drives the server with the official Go SDK client over Streamable
+// HTTP: with its default version negotiation (server/discover first, then
+// initialize) and pinned to 2025-11-25, each with the standalone GET stream
+// (the default) and without it (DisableStandaloneSSE, the SDK's own switch).
+func TestGoSDK(t *testing.T) {
+	for _, tc := range []struct {
+		name, version string
+		noGET         bool
+	}{
+		{"negotiated/default", "", false},
+		{"negotiated/no-GET", "", true},
+		{"2025-11-25/default", "2025-11-25", false},
+		{"2025-11-25/no-GET", "2025-11-25", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &row{Client: "go-sdk", Transport: "http", Config: "default", Results: map[string]checkResult{}}
+			if tc.noGET {
+				r.Config = "no-GET"
+			}
+			if tc.version != "" {
+				r.Client += " (pinned " + tc.version + ")"
+			}
+			defer writeRow(t, r)
+
+			obs := &observed{}
+			client := mcp.NewClient(&mcp.Implementation{Name: "mcpgen-interop-go-sdk", Version: "1.0.0"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: obs.elicited(req.Params.Mode, req.Params.RequestedSchema)}, nil
+				},
+				CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					obs.sampled()
+					return &mcp.CreateMessageResult{
+						Role:       mcp.Role(samplingAnswer.Role),
+						Content:    &mcp.TextContent{Text: samplingAnswer.Text},
+						Model:      samplingAnswer.Model,
+						StopReason: samplingAnswer.StopReason,
+					}, nil
+				},
+			})
+			// DisableStandaloneSSE is the SDK's own switch; the tap only records.
+			tap := newWireTap(false)
+			transport := &mcp.StreamableClientTransport{
+				Endpoint:             serverURL,
+				HTTPClient:           &http.Client{Transport: tap},
+				DisableStandaloneSSE: tc.noGET,
+				MaxRetries:           -1,
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			cancel()
+			if err != nil {
+				r.Get = tap.getSummary()
+				failAll(t, r, err)
+				return
+			}
+			defer cs.Close()
+			if res := cs.InitializeResult(); res != nil {
+				r.Protocol = res.ProtocolVersion
+			}
+			runChecks(t, r, goSDKSession{cs}, obs, tap)
+			r.Get = tap.getSummary()
+		})
+	}
+}
+
+type goSDKSession struct{ cs *mcp.ClientSession }
+
+func (s goSDKSession) callTool(ctx context.Context, name string, args map[string]any, progressToken string) (*toolResult, error) {
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if progressToken != "" {
+		params.SetProgressToken(progressToken)
+	}
+	res, err := s.cs.CallTool(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	out := &toolResult{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			out.Texts = append(out.Texts, tc.Text)
+		}
+	}
+	return out, nil
+}
