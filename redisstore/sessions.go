@@ -1,0 +1,125 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// Sessions returns the runtime.SessionStore on this Store.
+func (s *Store) Sessions() runtime.SessionStore { return sessionStore{s} }
+
+type sessionStore struct{ s *Store }
+
+// Create stores a new session that expires after Options.SessionIdle without
+// a request.
+func (ss sessionStore) Create(ctx context.Context, st runtime.SessionState) error {
+	s := ss.s
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	ok, err := s.rdb.SetNX(ctx, s.sessionKey(st.ID), b, s.opts.SessionIdle).Result()
+	if err != nil {
+		return fmt.Errorf("redisstore: creating session: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("redisstore: session %q already exists", st.ID)
+	}
+	return nil
+}
+
+// Load returns the session and restarts its idle expiry, in one round trip.
+// A deleted session is gone on every replica as soon as Delete returned.
+func (ss sessionStore) Load(ctx context.Context, id string) (runtime.SessionState, error) {
+	s := ss.s
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	b, err := s.rdb.GetEx(ctx, s.sessionKey(id), s.opts.SessionIdle).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return runtime.SessionState{}, runtime.ErrSessionNotFound
+	}
+	if err != nil {
+		return runtime.SessionState{}, fmt.Errorf("redisstore: loading session: %w", err)
+	}
+	var st runtime.SessionState
+	if err := json.Unmarshal(b, &st); err != nil || st.ID != id {
+		return runtime.SessionState{}, fmt.Errorf("redisstore: session %q is stored malformed", id)
+	}
+	return st, nil
+}
+
+// Save replaces the state of a live session. It never resurrects a deleted
+// or expired one (SET XX): that is ErrSessionNotFound.
+func (ss sessionStore) Save(ctx context.Context, st runtime.SessionState) error {
+	s := ss.s
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	ok, err := s.rdb.SetXX(ctx, s.sessionKey(st.ID), b, s.opts.SessionIdle).Result()
+	if err != nil {
+		return fmt.Errorf("redisstore: saving session: %w", err)
+	}
+	if !ok {
+		return runtime.ErrSessionNotFound
+	}
+	return nil
+}
+
+// deleteScript removes a session, its event streams and their index, in one
+// atomic step.
+var deleteScript = redis.NewScript(`
+local streams = redis.call('SMEMBERS', KEYS[2])
+for _, k in ipairs(streams) do redis.call('DEL', k) end
+redis.call('DEL', KEYS[2])
+return redis.call('DEL', KEYS[1])
+`)
+
+// Delete ends the session everywhere: when it returns, Load fails on every
+// replica. Bus subscriptions of the session on every replica close one
+// pub/sub hop later.
+func (ss sessionStore) Delete(ctx context.Context, id string) error {
+	s := ss.s
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	if err := deleteScript.Run(ctx, s.rdb, []string{s.sessionKey(id), s.streamsKey(id)}).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("redisstore: deleting session: %w", err)
+	}
+	if err := s.rdb.Publish(ctx, s.deletedChannel(), id).Err(); err != nil {
+		// The session is already gone for every request; open streams on
+		// other replicas notice at their next Load.
+		s.log.Warn("redisstore: announcing a deleted session", "err", err)
+	}
+	s.sessionDeleted(id)
+	return nil
+}
+
+// sessionDeleted ends this process's waits and bus subscriptions of a session.
+func (s *Store) sessionDeleted(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.pending {
+		if k.session == id {
+			delete(s.pending, k)
+		}
+	}
+	prefix := s.busChannel(id, "")
+	for ch, set := range s.subs {
+		if len(ch) >= len(prefix) && ch[:len(prefix)] == prefix {
+			for sub := range set {
+				sub.closeLocked()
+			}
+			delete(s.subs, ch)
+			s.unsubscribeLocked(ch)
+		}
+	}
+}

@@ -1,0 +1,298 @@
+// Package redisstore keeps legacy MCP sessions, pending server-to-client
+// requests, cross-replica messages and resumable SSE events in Redis, so that
+// any replica behind a load balancer without stickiness serves any request of
+// any session.
+//
+// One Store per server process. It is safe for concurrent use.
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// Options tune a Store. The zero value is usable.
+type Options struct {
+	// Prefix starts every key and channel name; default "mcpgen:". Deployments
+	// sharing one Redis use different prefixes.
+	Prefix string
+	// OpTimeout bounds every Redis operation the store makes; default 2s. A
+	// Redis that does not answer within it makes the operation fail (the
+	// runtime answers 503), it never hangs a request.
+	OpTimeout time.Duration
+	// EventsPerStream is how many SSE events are kept per stream for
+	// Last-Event-ID replay; default 1000. Older ones are evicted.
+	EventsPerStream int64
+	// EventTTL is how long a stream's events are kept after its last event;
+	// default 1h.
+	EventTTL time.Duration
+	// BusBuffer is how many bus messages one local subscriber may fall behind
+	// before it is cut off (its channel closes); default 1024.
+	BusBuffer int
+	// SessionIdle is how long a session lives without a request; default 30m.
+	// Every request restarts it (Load refreshes the expiry in the same round trip).
+	SessionIdle time.Duration
+	// PendingTTL bounds how long a pending server-to-client request stays
+	// answerable when the replica that sent it never ends its wait (it died);
+	// default 10m. Keep it above the runtime's RequestTimeout.
+	PendingTTL time.Duration
+	// TombstoneTTL is how long an expired request answers "request expired"
+	// on every replica; default 5m.
+	TombstoneTTL time.Duration
+	// Logger receives the store's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store implements the runtime's session store, pending-request router,
+// session bus and event store on one Redis (or a Redis failover setup behind
+// a redis.UniversalClient).
+type Store struct {
+	rdb    redis.UniversalClient
+	opts   Options
+	log    *slog.Logger
+	id     string // routing ID of this process: answers for its pending requests are published to its channel
+	ps     *redis.PubSub
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	subMu     sync.Mutex // orders SUBSCRIBE and UNSUBSCRIBE commands
+	mu        sync.Mutex
+	pending   map[pendingKey]*waiter
+	subs      map[string]map[*subscription]struct{} // channel -> local subscribers
+	confirmed map[string]chan struct{}              // channel -> closed once Redis confirmed the subscription
+	closed    bool
+}
+
+type pendingKey struct{ session, id string }
+
+type waiter struct {
+	deliver func(runtime.Answer)
+}
+
+// New starts a Store on rdb: it claims a routing ID and subscribes to this
+// process's answer channel and to session deletions. Close it on shutdown.
+func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = "mcpgen:"
+	}
+	if opts.OpTimeout <= 0 {
+		opts.OpTimeout = 2 * time.Second
+	}
+	if opts.EventsPerStream <= 0 {
+		opts.EventsPerStream = 1000
+	}
+	if opts.EventTTL <= 0 {
+		opts.EventTTL = time.Hour
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = 30 * time.Minute
+	}
+	if opts.PendingTTL <= 0 {
+		opts.PendingTTL = 10 * time.Minute
+	}
+	if opts.TombstoneTTL <= 0 {
+		opts.TombstoneTTL = 5 * time.Minute
+	}
+	if opts.BusBuffer <= 0 {
+		opts.BusBuffer = 1024
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{
+		rdb: rdb, opts: opts, log: logger,
+		done:      make(chan struct{}),
+		pending:   map[pendingKey]*waiter{},
+		subs:      map[string]map[*subscription]struct{}{},
+		confirmed: map[string]chan struct{}{},
+	}
+	// Claim a routing ID no other live process holds (SET NX), so a collision
+	// of random IDs is refused instead of mixing answers.
+	for attempt := 0; ; attempt++ {
+		b := make([]byte, 8)
+		rand.Read(b)
+		id := hex.EncodeToString(b)
+		cctx, cancel := context.WithTimeout(ctx, opts.OpTimeout)
+		ok, err := rdb.SetNX(cctx, opts.Prefix+"replica:"+id, time.Now().UTC().Format(time.RFC3339), 7*24*time.Hour).Result()
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: claiming a replica ID: %w", err)
+		}
+		if ok {
+			s.id = id
+			break
+		}
+		if attempt == 3 {
+			return nil, errors.New("redisstore: could not claim a unique replica ID")
+		}
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ps = rdb.Subscribe(ctx)
+	msgs := s.ps.ChannelWithSubscriptions(redis.WithChannelSize(4096), redis.WithChannelSendTimeout(time.Second))
+	go s.receive(msgs)
+	if err := s.subscribeChannels(ctx, s.answerChannel(s.id), s.deletedChannel()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("redisstore: subscribing: %w", err)
+	}
+	return s, nil
+}
+
+// Configure selects the store in the runtime's options: sessions, pending
+// requests and events live in Redis, and outbound request IDs carry this
+// process's replica ID. This is the one line a deployment adds:
+//
+//	st.Configure(&opts)
+//	srv := runtime.NewServer(opts)
+func (s *Store) Configure(o *runtime.Options) {
+	o.Sessions = s.Sessions()
+	o.Pending = s.Pending()
+	o.Events = s.Events()
+	o.ReplicaID = s.id
+}
+
+// ReplicaID is this process's routing ID (random, claimed in Redis at New).
+// It is a fine value for runtime.Options.ReplicaID.
+func (s *Store) ReplicaID() string { return s.id }
+
+// Close stops the store: answers for this process's pending requests are no
+// longer received (they get "request expired") and bus subscriptions close. The Redis client stays open.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	clear(s.pending)
+	for ch, set := range s.subs {
+		for sub := range set {
+			sub.closeLocked()
+		}
+		delete(s.subs, ch)
+	}
+	s.mu.Unlock()
+	err := s.ps.Close()
+	s.cancel()
+	<-s.done
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.OpTimeout)
+	defer cancel()
+	s.rdb.Del(ctx, s.opts.Prefix+"replica:"+s.id)
+	return err
+}
+
+// op bounds one Redis operation.
+func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.opts.OpTimeout)
+}
+
+// Keys. Every key of a session carries the session ID in braces (a Redis
+// Cluster hash tag), so a session's keys share one slot and its scripts run
+// on one node.
+func (s *Store) sessionKey(id string) string { return s.opts.Prefix + "s:{" + id + "}" }
+func (s *Store) pendingKey(session, id string) string {
+	return s.opts.Prefix + "p:{" + session + "}:" + id
+}
+func (s *Store) tombKey(session, id string) string {
+	return s.opts.Prefix + "t:{" + session + "}:" + id
+}
+func (s *Store) eventsKey(session, stream string) string {
+	return s.opts.Prefix + "e:{" + session + "}:" + stream
+}
+func (s *Store) streamsKey(session string) string { return s.opts.Prefix + "es:{" + session + "}" }
+func (s *Store) busChannel(session, topic string) string {
+	return s.opts.Prefix + "b:{" + session + "}:" + topic
+}
+func (s *Store) answerChannel(replica string) string { return s.opts.Prefix + "r:" + replica }
+func (s *Store) deletedChannel() string              { return s.opts.Prefix + "deleted" }
+
+// receive dispatches everything the pub/sub connection delivers. It never
+// blocks on a slow consumer.
+func (s *Store) receive(msgs <-chan any) {
+	defer close(s.done)
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case m, ok := <-msgs:
+			if !ok {
+				return
+			}
+			switch m := m.(type) {
+			case *redis.Subscription:
+				if m.Kind == "subscribe" {
+					s.mu.Lock()
+					if c, ok := s.confirmed[m.Channel]; ok {
+						select {
+						case <-c:
+						default:
+							close(c)
+						}
+					}
+					s.mu.Unlock()
+				}
+			case *redis.Message:
+				switch m.Channel {
+				case s.answerChannel(s.id):
+					s.deliverAnswer(m.Payload)
+				case s.deletedChannel():
+					s.sessionDeleted(m.Payload)
+				default:
+					s.dispatch(m.Channel, []byte(m.Payload))
+				}
+			}
+		}
+	}
+}
+
+// subscribeChannels subscribes the shared pub/sub connection to channels and
+// waits until Redis confirmed them, so that anything published afterwards is
+// received.
+func (s *Store) subscribeChannels(ctx context.Context, channels ...string) error {
+	var waits []chan struct{}
+	var fresh []string
+	s.mu.Lock()
+	for _, ch := range channels {
+		c, ok := s.confirmed[ch]
+		if !ok {
+			c = make(chan struct{})
+			s.confirmed[ch] = c
+			fresh = append(fresh, ch)
+		}
+		waits = append(waits, c)
+	}
+	s.mu.Unlock()
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	if len(fresh) > 0 {
+		s.subMu.Lock()
+		err := s.ps.Subscribe(ctx, fresh...)
+		s.subMu.Unlock()
+		if err != nil {
+			s.mu.Lock()
+			for _, ch := range fresh {
+				delete(s.confirmed, ch)
+			}
+			s.mu.Unlock()
+			return err
+		}
+	}
+	for _, c := range waits {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return fmt.Errorf("redisstore: subscription not confirmed: %w", ctx.Err())
+		}
+	}
+	return nil
+}
