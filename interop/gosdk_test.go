@@ -23,7 +23,7 @@ func TestGoSDK(t *testing.T) {
 		{"2025-11-25/no-GET", "2025-11-25", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &row{Client: "go-sdk", Transport: "http", Config: "default", Results: map[string]checkResult{}}
+			r := &row{Client: "go-sdk " + moduleVersion("github.com/modelcontextprotocol/go-sdk"), Transport: "http", Config: "default", Results: map[string]checkResult{}}
 			if tc.noGET {
 				r.Config = "no-GET"
 			}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -286,6 +287,18 @@ func brief(s string) string {
 		return s[:120] + "…"
 	}
 	return s
+}
+
+// moduleVersion is the version of a dependency as built into the test binary.
+func moduleVersion(path string) string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == path {
+				return d.Version
+			}
+		}
+	}
+	return "(unknown version)"
 }
 
 // writeRow appends r to the file named by $INTEROP_RESULTS, if any, for the

@@ -25,7 +25,7 @@ func TestMCPGo(t *testing.T) {
 		{"2025-11-25/GET", "2025-11-25", "GET (continuous listening)", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &row{Client: "mcp-go", Transport: "http", Config: tc.config, Results: map[string]checkResult{}}
+			r := &row{Client: "mcp-go " + moduleVersion("github.com/mark3labs/mcp-go"), Transport: "http", Config: tc.config, Results: map[string]checkResult{}}
 			if tc.version != "" {
 				r.Client += " (pinned " + tc.version + ")"
 			}

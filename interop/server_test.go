@@ -16,12 +16,12 @@ var serverURL string
 
 // defaultServerPkg is the generated server under test: the conformance
 // example, started as a real process.
-const defaultServerPkg = "./examples/conformance"
+const defaultServerPkg = "examples/conformance"
 
 // TestMain uses the server at $INTEROP_URL (interop/run.sh starts one for all
-// clients) or builds and starts its own from $INTEROP_SERVER_PKG (a package of
-// the main module, default the conformance example) on a free loopback port,
-// and stops it at the end.
+// clients) or builds and starts its own from $INTEROP_SERVER_PKG (the
+// directory of a main package relative to the repository root, default the
+// conformance example) on a free loopback port, and stops it at the end.
 func TestMain(m *testing.M) {
 	serverURL = os.Getenv("INTEROP_URL")
 	if serverURL != "" {
@@ -48,8 +48,8 @@ func startServer() (stop func(), url string, err error) {
 		return nil, "", err
 	}
 	bin := filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Dir = ".." // the main module, with its own go.mod
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join("..", pkg) // built in the module that holds it
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		os.RemoveAll(dir)

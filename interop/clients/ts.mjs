@@ -13,6 +13,7 @@
 // standalone GET stream, so the client's own fetch answers every GET with 405
 // Method Not Allowed, which the spec allows a server to do and which both SDKs
 // treat as "no GET stream offered". The server never sees a GET.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checks, fillForm, withTimeout } from './scenario.mjs';
 
@@ -31,8 +32,11 @@ const { values: opt, positionals } = parseArgs({
 const timeoutMs = Number(opt.timeout);
 const noGet = opt['no-get'];
 
+const pkg = opt.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/client';
+const pkgVersion = JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
+
 const row = {
-    client: opt.sdk === 'v1' ? 'ts-sdk-v1' : 'ts-client-v2',
+    client: `${opt.sdk === 'v1' ? 'ts-sdk' : 'ts-client'} ${pkgVersion}${opt.sdk === 'v2' && opt.era === 'modern' ? ' (pinned 2026-07-28)' : ''}`,
     transport: opt.transport,
     config: opt.transport === 'stdio' ? 'default' : noGet ? 'no-GET' : 'default',
     protocol: '',
@@ -91,7 +95,7 @@ async function load() {
 async function main() {
     const sdk = await load();
     const client = new sdk.Client(
-        { name: `mcpgen-interop-${row.client}`, version: '1.0.0' },
+        { name: `mcpgen-interop-${pkg}`, version: pkgVersion },
         { capabilities: { sampling: {}, elicitation: { form: {} } }, ...sdk.options }
     );
     const seen = { elicitation: [], sampling: [] };

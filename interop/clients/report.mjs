@@ -1,0 +1,53 @@
+// Prints the interop table from the JSON lines the clients wrote (one line
+// per client run: client, transport, config, protocol, get, results{check:
+// {ok, detail}}), then the details of every failed check. Exits 1 when a run
+// failed a check or fewer runs than --expect reported (a client that crashed
+// before writing its line is a failure too).
+//
+//   node report.mjs RESULTS.jsonl --expect N
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { checks } from './scenario.mjs';
+
+const { values: opt, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { expect: { type: 'string', default: '0' } }
+});
+const rows = readFileSync(positionals[0], 'utf8')
+    .split('\n')
+    .filter(l => l.trim())
+    .map(l => JSON.parse(l));
+
+const cols = ['client', 'transport', 'config', 'protocol', 'GET stream', ...checks.order.map(n => (n === 'plain' ? 'plain call' : n))];
+const cells = rows.map(r => [
+    r.client,
+    r.transport,
+    r.config,
+    r.protocol || '-',
+    r.get,
+    ...checks.order.map(n => (r.results?.[n]?.ok ? 'ok' : 'FAIL'))
+]);
+const width = cols.map((c, i) => Math.max(c.length, ...cells.map(row => String(row[i]).length)));
+const line = row => '| ' + row.map((c, i) => String(c).padEnd(width[i])).join(' | ') + ' |';
+console.log(line(cols));
+console.log('|' + width.map(w => '-'.repeat(w + 2)).join('|') + '|');
+for (const row of cells) console.log(line(row));
+
+let failed = 0;
+const details = [];
+for (const r of rows) {
+    const bad = checks.order.filter(n => !r.results?.[n]?.ok);
+    if (bad.length) failed++;
+    for (const n of bad) {
+        details.push(`${r.client} ${r.transport} ${r.config}: ${n}: ${r.results?.[n]?.detail ?? 'no result'}`);
+    }
+}
+if (details.length) {
+    console.log('\nfailures:');
+    for (const d of details) console.log('  ' + d);
+}
+const expected = Number(opt.expect);
+const missing = Math.max(0, expected - rows.length);
+if (missing) console.log(`\n${missing} client run(s) reported no result (crashed or timed out before writing it)`);
+console.log(`\ninterop: ${rows.length - failed} of ${Math.max(rows.length, expected)} client runs passed every round trip`);
+process.exit(failed || missing ? 1 : 0);
