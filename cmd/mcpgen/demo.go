@@ -1,18 +1,208 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpgen/mcpgen/templates"
 )
 
+// servingPrefix starts the line the scaffold's main.go prints once it
+// listens, followed by the endpoint's URL.
+const servingPrefix = "serving MCP over Streamable HTTP at "
+
 func newDemoCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var o demoOptions
+	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Scaffold, generate, build and start the example server, and print how to call it",
+		Short: "Scaffold the example project into a temp folder, generate, build, start it, and print how to call it",
+		Long: `demo does what a new user would: mcpgen init into a temporary folder, go generate,
+go build, then starts the server on 127.0.0.1 and prints curl commands that call
+it, including the full elicitation round trip. It runs until Ctrl-C, then stops
+the server and removes the folder (unless --keep).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("demo: not built yet")
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDemo(ctx, o, stdout, stderr)
 		},
 	}
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:0", "address the demo server listens on (port 0: a free port)")
+	cmd.Flags().BoolVar(&o.exit, "exit", false, "stop the server and exit after printing (for scripts and CI)")
+	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the scaffolded project folder when the demo stops")
+	return cmd
+}
+
+type demoOptions struct {
+	addr string
+	exit bool
+	keep bool
+}
+
+func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err error) {
+	tmp, err := os.MkdirTemp("", "mcpgen-demo-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer func() {
+			if rmErr := os.RemoveAll(tmp); rmErr != nil && err == nil {
+				err = rmErr
+			}
+		}()
+	}
+	dir := filepath.Join(tmp, "notes-demo")
+
+	fmt.Fprintf(stdout, "== mcpgen init %s\n", dir)
+	var initLog bytes.Buffer // the file list is long; shown only when init fails
+	if _, err := scaffold(ctx, dir, "", &initLog, &initLog); err != nil {
+		stderr.Write(initLog.Bytes())
+		return err
+	}
+	fmt.Fprintln(stdout, "== go generate ./...")
+	if err := goCommand(ctx, dir, stderr, "generate", "./..."); err != nil {
+		return err
+	}
+	bin := filepath.Join(dir, "notes-demo")
+	if goruntime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	fmt.Fprintln(stdout, "== go build")
+	if err := goCommand(ctx, dir, stderr, "build", "-o", bin, "."); err != nil {
+		return err
+	}
+
+	srvCtx, stopServer := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServer()
+	srv := exec.CommandContext(srvCtx, bin, "-addr", o.addr)
+	srv.Dir = dir
+	srv.Stdout = stderr
+	srv.Cancel = func() error { return srv.Process.Signal(os.Interrupt) }
+	srv.WaitDelay = 10 * time.Second
+	logs, err := srv.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	urlc := make(chan string, 1)
+	go func() {
+		// Forward the server's log; the first matching line names its URL.
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			line := sc.Text()
+			if u, ok := strings.CutPrefix(line, servingPrefix); ok {
+				select {
+				case urlc <- strings.Fields(u)[0]:
+				default:
+				}
+			}
+			fmt.Fprintf(stderr, "server: %s\n", line)
+		}
+		io.Copy(io.Discard, logs)
+		exited <- srv.Wait()
+	}()
+	stopAndWait := func() error {
+		stopServer()
+		if err := <-exited; err != nil && srvCtx.Err() == nil {
+			return err
+		}
+		return nil
+	}
+
+	var url string
+	select {
+	case url = <-urlc:
+	case err := <-exited:
+		return fmt.Errorf("the demo server exited before serving: %v", err)
+	case <-ctx.Done():
+		return stopAndWait()
+	case <-time.After(time.Minute):
+		stopAndWait()
+		return errors.New("the demo server did not start listening within a minute")
+	}
+	if err := probe(ctx, url); err != nil {
+		stopAndWait()
+		return err
+	}
+
+	script, err := templates.Curl(url)
+	if err != nil {
+		stopAndWait()
+		return err
+	}
+	fmt.Fprintf(stdout, "\nThe demo MCP server is running at %s\n", url)
+	if o.keep {
+		fmt.Fprintf(stdout, "Its project: %s (kept)\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "Its project: %s (removed when the demo stops; --keep keeps it)\n", dir)
+	}
+	fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (the last step is the elicitation round trip):\n\n%s\n", script)
+	if o.exit {
+		fmt.Fprintln(stdout, "Stopping (--exit).")
+		return stopAndWait()
+	}
+	fmt.Fprintln(stdout, "Press Ctrl-C to stop.")
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "\nStopping.")
+		return stopAndWait()
+	case err := <-exited:
+		return fmt.Errorf("the demo server stopped: %v", err)
+	}
+}
+
+// probe checks that the server answers an initialize on url.
+func probe(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpgen-demo","version":"1"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the demo server does not answer: %w", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"serverInfo"`)) {
+		return fmt.Errorf("the demo server answered initialize with %s: %s", resp.Status, b)
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		// End the probe's session so it does not linger.
+		del, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil)
+		if err == nil {
+			del.Header.Set("Mcp-Session-Id", sid)
+			del.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			if r, err := http.DefaultClient.Do(del); err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+	return nil
 }

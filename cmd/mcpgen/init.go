@@ -179,35 +179,49 @@ func writeNew(name string, data []byte) error {
 // pinGenerator makes the module require mcpgen (runtime and generator) and
 // pins cmd/mcpgen with a tool directive. A module that already requires
 // mcpgen keeps its version (and its replace, if any).
+//
+// It edits go.mod with `go mod edit` and then lets the go command complete
+// go.mod and go.sum from the packages' imports (`go list -mod=mod`) rather
+// than using `go get`: for a version that exists only behind a replace, go
+// get still asks the module proxy about the package paths, which fails
+// offline.
 func pinGenerator(ctx context.Context, root string, stdout, stderr io.Writer) error {
 	mod, err := readGoMod(ctx, filepath.Join(root, "go.mod"))
 	if err != nil {
 		return err
 	}
-	version := ""
+	required := false
 	for _, r := range mod.Require {
-		if r.Path == selfModule {
-			version = r.Version
-		}
+		required = required || r.Path == selfModule
 	}
-	if version == "" {
+	tool := selfModule + "/cmd/mcpgen"
+	if !required {
 		src := checkoutDir()
-		version = publishedVersion()
-		if src != "" {
-			version = unpublishedVersion
-			if err := goCommand(ctx, root, stderr, "mod", "edit", "-replace="+selfModule+"="+src); err != nil {
+		if src == "" {
+			version := publishedVersion()
+			if err := goCommand(ctx, root, stderr, "get", "-tool", tool+"@"+version); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "go.mod: replace %s => %s\n  (mcpgen runs from that source checkout and the module is not published; the replace builds the project offline against it)\n", selfModule, src)
+			return goCommand(ctx, root, stderr, "get", selfModule+"/runtime@"+version)
 		}
+		if err := goCommand(ctx, root, stderr, "mod", "edit", "-replace="+selfModule+"="+src, "-require="+selfModule+"@"+unpublishedVersion); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "go.mod: replace %s => %s\n  (mcpgen runs from that source checkout and the module is not published; the replace builds the project offline against it)\n", selfModule, src)
 	}
-	if err := goCommand(ctx, root, stderr, "get", "-tool", selfModule+"/cmd/mcpgen@"+version); err != nil {
+	if err := goCommand(ctx, root, stderr, "mod", "edit", "-tool="+tool); err != nil {
 		return err
 	}
-	if err := goCommand(ctx, root, stderr, "get", selfModule+"/runtime@"+version); err != nil {
-		return err
+	fmt.Fprintf(stdout, "go.mod: tool %s (go generate runs it as go tool mcpgen)\n", tool)
+
+	// Record the generator's and runtime's dependencies in go.mod and go.sum.
+	list := exec.CommandContext(ctx, "go", "list", "-mod=mod", "-deps", tool, selfModule+"/runtime")
+	list.Dir = root
+	var out bytes.Buffer
+	list.Stderr = &out
+	if err := list.Run(); err != nil {
+		return fmt.Errorf("go list -mod=mod -deps %s %s/runtime (in %s): %w\n%s", tool, selfModule, root, err, out.Bytes())
 	}
-	fmt.Fprintf(stdout, "go.mod: tool %s/cmd/mcpgen (go generate runs it as go tool mcpgen)\n", selfModule)
 	return nil
 }
 
