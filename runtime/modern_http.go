@@ -1,18 +1,88 @@
 package runtime
 
-import "net/http"
+import (
+	"net/http"
+)
 
 // This file is the seam between the legacy transport and the 2026-07-28
 // stateless core. The legacy ServeHTTP asks isModernHTTP for every POST and
-// hands modern requests to serveModernHTTP.
+// hands modern requests to serveModernHTTP; GET and DELETE without a session
+// go to serveModernNoSession.
 
 // isModernHTTP reports whether a POST belongs to the 2026-07-28 era: no
-// session ID and modern _meta (or a modern MCP-Protocol-Version header).
+// session ID, and modern _meta or an MCP-Protocol-Version header, unless the
+// only sign is a header naming a legacy version. So an `initialize` (which
+// carries neither) and every request of a legacy session stay legacy.
 func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
-	return false // replaced by the 2026-07-28 implementation
+	if _, ok := modernHeader(r.Header, headerSessionID); ok {
+		return false
+	}
+	version, hasHeader := modernHeader(r.Header, headerProtocolVersion)
+	modernMeta := hasModernMeta(msg.Params)
+	switch {
+	case modernMeta:
+		return true
+	case !hasHeader:
+		return false
+	default:
+		return !isLegacyVersion(version)
+	}
 }
 
-// serveModernHTTP serves one 2026-07-28 POST.
+// serveModernHTTP serves one 2026-07-28 POST. The checks run in the order
+// the conformance fixture uses: required headers present (-32020), _meta
+// well formed (-32602), headers equal to the body (-32020), version
+// supported (-32022); all are HTTP 400. Then the method: unknown or removed
+// methods are 404 with -32601.
 func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *message) {
-	http.Error(w, "2026-07-28 is not served yet", http.StatusNotImplemented)
+	out := newModernHTTPStream(w, r)
+	switch {
+	case msg.isNotification():
+		// 2026-07-28 has no client notification that means anything over
+		// HTTP (cancellation is closing the response stream).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case !msg.isRequest():
+		out.finish(nil, replyError(http.StatusBadRequest, NewError(CodeInvalidRequest, "protocol %s accepts only requests and notifications on POST", Version20260728)))
+		return
+	case !validID(msg.ID):
+		out.finish(nil, replyError(http.StatusBadRequest, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
+		return
+	}
+	sh, e := readStandardHeaders(r.Header, msg)
+	if e != nil {
+		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		return
+	}
+	meta, e := parseRequestMeta(msg.Params)
+	if e != nil {
+		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		return
+	}
+	if e := sh.match(msg, meta); e != nil {
+		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		return
+	}
+	if e := checkVersion(meta.ProtocolVersion); e != nil {
+		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		return
+	}
+	reply := s.core().dispatch(r.Context(), &modernRequest{msg: msg, meta: meta, header: r.Header}, out)
+	out.finish(msg.ID, reply)
+}
+
+// isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id
+// is the 2026-07-28 era's business: it is unless its MCP-Protocol-Version
+// header names a legacy version.
+func (s *Server) isModernNoSession(r *http.Request) bool {
+	v, ok := modernHeader(r.Header, headerProtocolVersion)
+	return !ok || !isLegacyVersion(v)
+}
+
+// serveModernNoSession answers GET and DELETE in the 2026-07-28 era: there is
+// no standalone stream and no session to end (subscriptions/listen replaces
+// the GET stream), so 405 with Allow: POST.
+func (s *Server) serveModernNoSession(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	http.Error(w, "protocol "+Version20260728+" serves POST only; open a subscriptions/listen stream for notifications", http.StatusMethodNotAllowed)
 }

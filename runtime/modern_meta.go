@@ -1,0 +1,115 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// The reserved _meta keys of 2026-07-28 requests and results.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	metaReservedPrefix     = "io.modelcontextprotocol/"
+)
+
+// requestMeta is what a 2026-07-28 request says about its client in
+// params._meta. There is no session: every request carries all of it.
+type requestMeta struct {
+	ProtocolVersion string
+	Capabilities    ClientCapabilities
+	ClientInfo      json.RawMessage // optional; never required
+	LogLevel        LogLevel        // "" when absent: send no notifications/message
+	ProgressToken   json.RawMessage // nil when absent
+}
+
+// rawMeta is the params._meta object, each value kept raw.
+type rawMeta map[string]json.RawMessage
+
+// paramsMeta returns params._meta, or nil when params or _meta is absent or
+// not an object.
+func paramsMeta(params json.RawMessage) rawMeta {
+	var p struct {
+		Meta rawMeta `json:"_meta"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return p.Meta
+}
+
+// hasModernMeta reports whether params._meta carries any of the
+// io.modelcontextprotocol/ request keys that only 2026-07-28 clients send.
+func hasModernMeta(params json.RawMessage) bool {
+	for k := range paramsMeta(params) {
+		if k == metaProtocolVersion || k == metaClientCapabilities || k == metaClientInfo || k == metaLogLevel {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRequestMeta validates params._meta of a 2026-07-28 request. Its error
+// is -32602 (HTTP 400): protocolVersion and clientCapabilities are required,
+// clientInfo is not.
+func parseRequestMeta(params json.RawMessage) (*requestMeta, *Error) {
+	meta := paramsMeta(params)
+	if meta == nil {
+		return nil, NewError(CodeInvalidParams, "params._meta is required in protocol %s: it must carry %s and %s",
+			Version20260728, metaProtocolVersion, metaClientCapabilities)
+	}
+	m := &requestMeta{}
+	raw, ok := meta[metaProtocolVersion]
+	if !ok || json.Unmarshal(raw, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
+		return nil, NewError(CodeInvalidParams, "params._meta[%q] is required and must be a non-empty string", metaProtocolVersion)
+	}
+	raw, ok = meta[metaClientCapabilities]
+	if !ok || !isObjectJSON(raw) || json.Unmarshal(raw, &m.Capabilities) != nil {
+		return nil, NewError(CodeInvalidParams, "params._meta[%q] is required and must be an object ({} declares none)", metaClientCapabilities)
+	}
+	m.Capabilities.Raw = append(json.RawMessage(nil), raw...)
+	if raw, ok := meta[metaClientInfo]; ok {
+		if !isObjectJSON(raw) {
+			return nil, NewError(CodeInvalidParams, "params._meta[%q] must be an object", metaClientInfo)
+		}
+		m.ClientInfo = raw
+	}
+	if raw, ok := meta[metaLogLevel]; ok {
+		if json.Unmarshal(raw, &m.LogLevel) != nil || !validLogLevel(m.LogLevel) {
+			return nil, NewError(CodeInvalidParams, "params._meta[%q] must be one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
+		}
+	}
+	if raw, ok := meta["progressToken"]; ok && validID(raw) {
+		m.ProgressToken = raw
+	}
+	return m, nil
+}
+
+// checkVersion returns -32022 with {supported, requested} for a version this
+// server does not serve statelessly.
+func checkVersion(v string) *Error {
+	if slices.Contains(modernVersions, v) {
+		return nil
+	}
+	return &Error{
+		Code:    CodeUnsupportedVersion,
+		Message: "unsupported protocol version " + v + "; supported: " + strings.Join(modernVersions, ", "),
+		Data: struct {
+			Supported []string `json:"supported"`
+			Requested string   `json:"requested"`
+		}{modernVersions, v},
+	}
+}
+
+// isLegacyVersion reports whether v is a session-based protocol version.
+func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
+
+func isObjectJSON(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}

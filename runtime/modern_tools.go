@@ -1,0 +1,187 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// listTools answers tools/list: every tool in registration order, in one
+// page, with the cache hints 2026-07-28 requires. tools/list never needs
+// input from the client.
+func (m *modernCore) listTools(req *modernRequest) modernReply {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.msg.Params, &p)
+	if p.Cursor != nil {
+		return replyError(0, NewError(CodeInvalidParams, "invalid cursor: this server returns every tool in one page"))
+	}
+	m.s.mu.RLock()
+	defs := make([]json.RawMessage, len(m.s.tools))
+	for i, t := range m.s.tools {
+		defs[i] = t.Definition
+	}
+	m.s.mu.RUnlock()
+	return m.complete(struct {
+		Tools      []json.RawMessage `json:"tools"`
+		TTLMs      int64             `json:"ttlMs"`
+		CacheScope string            `json:"cacheScope"`
+	}{defs, modernListTTL.Milliseconds(), modernCacheScope})
+}
+
+// callParams are the params of a 2026-07-28 tools/call.
+type callParams struct {
+	Name           *string         `json:"name"`
+	Arguments      json.RawMessage `json:"arguments"`
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   *string         `json:"requestState"`
+}
+
+// callTool answers tools/call: one round of a possibly multi round-trip
+// call. The handler runs from the start in every round (see mrtrPeer for the
+// replay rule); answers of earlier rounds come back from requestState.
+func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream modernStream) modernReply {
+	var p callParams
+	if err := json.Unmarshal(req.msg.Params, &p); err != nil {
+		return replyError(0, NewError(CodeInvalidParams, "tools/call params: %v", err))
+	}
+	if p.Name == nil {
+		return replyError(0, NewError(CodeInvalidParams, "tools/call params: name is required"))
+	}
+	t := m.tool(*p.Name)
+	if t == nil {
+		return replyError(0, NewError(CodeInvalidParams, "unknown tool %q", *p.Name))
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if req.header != nil {
+		if e := checkHeaderParams(req.header, m.paramsOf(t), args); e != nil {
+			return replyError(http.StatusBadRequest, e)
+		}
+	}
+	digest, err := argsDigest(args)
+	if err != nil {
+		return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
+	}
+
+	answers := map[string]json.RawMessage{}
+	var handlerState []byte
+	if p.RequestState != nil {
+		st, err := m.sealer.open(*p.RequestState, "tools/call", t.Name, digest)
+		if err != nil {
+			return replyError(0, NewError(CodeInvalidParams, "%v", err))
+		}
+		maps.Copy(answers, st.Answers)
+		handlerState = st.Handler
+	}
+	if e := mergeInputResponses(answers, p.InputResponses); e != nil {
+		return replyError(0, e)
+	}
+
+	if msg, ok := validateArguments(t.input, args); !ok {
+		return m.complete(toolErrorResult(errors.New(msg)))
+	}
+
+	peer := newMRTRPeer(req.meta, stream, answers)
+	call := newCall(peer, handlerState, func() string { return "" }) // 2026-07-28 drops elicitationId
+	res, err := m.runHandler(ctx, t, call, args)
+
+	switch {
+	case peer.malformed() != nil:
+		return replyError(0, peer.malformed())
+	case errors.Is(err, ErrCapabilityMissing):
+		return missingCapabilityReply(err)
+	case peer.outstanding() != nil:
+		return m.inputRequired(t, digest, peer, call)
+	}
+	var rpcErr *Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return replyError(0, rpcErr)
+	case errors.Is(err, ErrInputRequired):
+		return replyError(0, NewError(CodeInternalError, "tool %q returned ErrInputRequired without asking the client anything", t.Name))
+	case err != nil:
+		return m.complete(toolErrorResult(err))
+	case res == nil:
+		return m.complete(&ToolResult{})
+	}
+	return m.complete(res)
+}
+
+// inputRequired ends a round that has unanswered questions: it seals the
+// answers used so far and the handler's state into requestState.
+func (m *modernCore) inputRequired(t *registeredTool, digest string, peer *mrtrPeer, call *Call) modernReply {
+	token, err := m.sealer.seal(&requestState{
+		Method:  "tools/call",
+		Name:    t.Name,
+		Digest:  digest,
+		Answers: peer.consumed(),
+		Handler: call.State(),
+	})
+	if err != nil {
+		return replyError(0, NewError(CodeInternalError, "%v", err))
+	}
+	return m.result("input_required", struct {
+		InputRequests map[string]inputRequest `json:"inputRequests"`
+		RequestState  string                  `json:"requestState"`
+	}{peer.outstanding(), token})
+}
+
+// runHandler runs the tool's handler, turning a panic into a JSON-RPC
+// internal error so that one bad call does not take the server down.
+func (m *modernCore) runHandler(ctx context.Context, t *registeredTool, call *Call, args json.RawMessage) (res *ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			m.s.logger.Error("tool handler panicked", "tool", t.Name, "panic", v)
+			res, err = nil, NewError(CodeInternalError, "tool %q failed unexpectedly", t.Name)
+		}
+	}()
+	return t.Handler(ctx, call, args)
+}
+
+// mergeInputResponses adds the retry's inputResponses to answers. Answers of
+// earlier rounds win (the client cannot change an answer the handler already
+// acted on); keys nobody asks for are ignored. null means none.
+func mergeInputResponses(answers map[string]json.RawMessage, raw json.RawMessage) *Error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var in map[string]json.RawMessage
+	if !isObjectJSON(raw) || json.Unmarshal(raw, &in) != nil {
+		return NewError(CodeInvalidParams, "inputResponses must be an object mapping input request keys to results")
+	}
+	for k, v := range in {
+		if _, ok := answers[k]; !ok {
+			answers[k] = v
+		}
+	}
+	return nil
+}
+
+// validateArguments checks args against the tool's inputSchema; the message
+// is for the model to read in an isError result.
+func validateArguments(schema *jsonschema.Schema, args json.RawMessage) (string, bool) {
+	if schema == nil {
+		return "", true
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Sprintf("invalid arguments: %v", err), false
+	}
+	if err := schema.Validate(v); err != nil {
+		return fmt.Sprintf("invalid arguments: %v", err), false
+	}
+	return "", true
+}

@@ -1,0 +1,169 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// mrtrPeer is the 2026-07-28 implementation of peer: multi round-trip
+// requests (SEP-2322). A server-to-client request is answered from the
+// retry's inputResponses (or from the answers of earlier rounds sealed in
+// requestState); without an answer it is recorded as an input request under
+// its key and the caller gets ErrInputRequired. When the handler returns, any
+// recorded question turns the round into an input_required result, whatever
+// the handler returned, so a handler that swallows ErrInputRequired (or asks
+// several independent questions before returning) still yields one round
+// carrying all of them.
+//
+// The replay rule this imposes on handlers: each round runs the handler
+// again from the start, so work done before an Elicit (or CreateMessage, or
+// ListRoots) may run again on the retry. Keep that work idempotent or move it
+// after the last question, and carry small values across rounds with
+// Call.SetState / Call.State.
+type mrtrPeer struct {
+	meta   *requestMeta
+	stream modernStream
+
+	mu      sync.Mutex
+	answers map[string]json.RawMessage // answers available in this round, by key
+	used    map[string]json.RawMessage // answers the handler consumed
+	asked   map[string]inputRequest    // questions without an answer
+	invalid *Error                     // a malformed answer: the round fails with it
+}
+
+// inputRequest is one entry of an input_required result's inputRequests.
+type inputRequest struct {
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+func newMRTRPeer(meta *requestMeta, stream modernStream, answers map[string]json.RawMessage) *mrtrPeer {
+	return &mrtrPeer{
+		meta: meta, stream: stream, answers: answers,
+		used: map[string]json.RawMessage{}, asked: map[string]inputRequest{},
+	}
+}
+
+func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !p.declares(method) {
+		return nil, &missingCapabilityError{capability: capabilityOf(method)}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ans, ok := p.answers[key]; ok {
+		if err := checkAnswerShape(method, ans); err != nil {
+			if p.invalid == nil {
+				p.invalid = NewError(CodeInvalidParams, "inputResponses[%q] is not a valid %s result: %v", key, method, err)
+			}
+			return nil, p.invalid
+		}
+		p.used[key] = ans
+		return ans, nil
+	}
+	if _, dup := p.asked[key]; !dup {
+		p.asked[key] = inputRequest{Method: method, Params: params}
+	}
+	return nil, fmt.Errorf("%w: %s %q", ErrInputRequired, method, key)
+}
+
+func (p *mrtrPeer) notify(ctx context.Context, method string, params any) error {
+	if p.stream == nil {
+		return nil
+	}
+	return p.stream.notify(ctx, method, params)
+}
+
+func (p *mrtrPeer) capabilities() ClientCapabilities { return p.meta.Capabilities }
+func (p *mrtrPeer) logLevel() LogLevel               { return p.meta.LogLevel }
+func (p *mrtrPeer) progressToken() json.RawMessage   { return p.meta.ProgressToken }
+
+// declares reports whether the client declared the capability method needs.
+// Call checks the finer points (the elicitation mode) before asking.
+func (p *mrtrPeer) declares(method string) bool {
+	c := p.meta.Capabilities
+	switch method {
+	case "elicitation/create":
+		return c.Elicitation != nil
+	case "sampling/createMessage":
+		return c.Sampling != nil
+	case "roots/list":
+		return c.Roots != nil
+	}
+	return false
+}
+
+// outstanding returns the unanswered questions, or nil.
+func (p *mrtrPeer) outstanding() map[string]inputRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.asked) == 0 {
+		return nil
+	}
+	return p.asked
+}
+
+// consumed returns the answers the handler used in this round; they travel
+// in the next requestState so that the replay finds them again.
+func (p *mrtrPeer) consumed() map[string]json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used
+}
+
+func (p *mrtrPeer) malformed() *Error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.invalid
+}
+
+// checkAnswerShape checks that an input response has the shape of the
+// method's result; the content of a form is validated later, against its
+// requestedSchema, by Elicit.
+func checkAnswerShape(method string, raw json.RawMessage) error {
+	if !isObjectJSON(raw) {
+		return fmt.Errorf("not an object")
+	}
+	switch method {
+	case "elicitation/create":
+		var r struct {
+			Action  string          `json:"action"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
+			return fmt.Errorf("action must be accept, decline or cancel")
+		}
+		if len(r.Content) > 0 && string(r.Content) != "null" && !isObjectJSON(r.Content) {
+			return fmt.Errorf("content must be an object")
+		}
+	case "sampling/createMessage":
+		var r struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Role == "" || len(r.Content) == 0 {
+			return fmt.Errorf("role and content are required")
+		}
+	case "roots/list":
+		var r struct {
+			Roots []Root `json:"roots"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Roots == nil {
+			return fmt.Errorf("roots is required")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// defaultRequestStateTTL is how long a client may take to answer an
+// input_required round before its requestState expires.
+const defaultRequestStateTTL = 15 * time.Minute
+
+// requestStatePrefix versions the token format.
+const requestStatePrefix = "v1."
+
+// requestStateAAD binds the ciphertext to this use of the key.
+var requestStateAAD = []byte("mcpgen/requestState/v1")
+
+// Sentinel causes of a rejected requestState, for tests and logs.
+var (
+	errStateInvalid  = errors.New("requestState is not valid (tampered with, or sealed with another StateKey)")
+	errStateExpired  = errors.New("requestState has expired; call the tool again without it")
+	errStateMismatch = errors.New("requestState belongs to another request")
+)
+
+// requestState is what travels, sealed, between the rounds of one 2026-07-28
+// multi round-trip call: the answers of earlier rounds, the handler's own
+// state (Call.SetState), and what the state is bound to.
+type requestState struct {
+	Method  string                     `json:"m"`           // e.g. "tools/call"
+	Name    string                     `json:"n"`           // the tool's name
+	Digest  string                     `json:"d"`           // argsDigest of the call's arguments
+	Expires int64                      `json:"e"`           // Unix seconds
+	Answers map[string]json.RawMessage `json:"a,omitempty"` // input responses of earlier rounds, by key
+	Handler []byte                     `json:"s,omitempty"` // the handler's SetState bytes
+}
+
+// stateSealer seals and opens requestState with AES-256-GCM. The AEAD key is
+// derived from Options.StateKey (any length), so replicas sharing the
+// StateKey accept each other's state.
+type stateSealer struct {
+	aead cipher.AEAD
+	ttl  time.Duration
+	now  func() time.Time
+}
+
+// newStateSealer derives the AEAD key from secret; an empty secret means a
+// random key, good for one Server's lifetime.
+func newStateSealer(secret []byte) (*stateSealer, error) {
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return nil, fmt.Errorf("requestState key: %w", err)
+		}
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("mcpgen requestState AEAD key v1"))
+	block, err := aes.NewCipher(mac.Sum(nil))
+	if err != nil {
+		return nil, fmt.Errorf("requestState key: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("requestState key: %w", err)
+	}
+	return &stateSealer{aead: aead, ttl: defaultRequestStateTTL, now: time.Now}, nil
+}
+
+// seal stamps st with its expiry and returns the opaque token.
+func (s *stateSealer) seal(st *requestState) (string, error) {
+	st.Expires = s.now().Add(s.ttl).Unix()
+	plain, err := json.Marshal(st)
+	if err != nil {
+		return "", fmt.Errorf("encoding requestState: %w", err)
+	}
+	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plain)+s.aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("requestState nonce: %w", err)
+	}
+	sealed := s.aead.Seal(nonce, nonce, plain, requestStateAAD)
+	return requestStatePrefix + base64.RawURLEncoding.EncodeToString(sealed), nil
+}
+
+// open checks token's integrity, expiry and binding to (method, name,
+// digest) and returns its contents.
+func (s *stateSealer) open(token, method, name, digest string) (*requestState, error) {
+	rest, ok := strings.CutPrefix(token, requestStatePrefix)
+	if !ok {
+		return nil, errStateInvalid
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil || len(raw) < s.aead.NonceSize() {
+		return nil, errStateInvalid
+	}
+	nonce, ct := raw[:s.aead.NonceSize()], raw[s.aead.NonceSize():]
+	plain, err := s.aead.Open(nil, nonce, ct, requestStateAAD)
+	if err != nil {
+		return nil, errStateInvalid
+	}
+	var st requestState
+	if err := json.Unmarshal(plain, &st); err != nil {
+		return nil, errStateInvalid
+	}
+	if s.now().Unix() > st.Expires {
+		return nil, errStateExpired
+	}
+	switch {
+	case st.Method != method:
+		return nil, fmt.Errorf("%w: it was issued for %s, not %s", errStateMismatch, st.Method, method)
+	case st.Name != name:
+		return nil, fmt.Errorf("%w: it was issued for %q, not %q", errStateMismatch, st.Name, name)
+	case st.Digest != digest:
+		return nil, fmt.Errorf("%w: the arguments differ from the round that issued it", errStateMismatch)
+	}
+	return &st, nil
+}
+
+// argsDigest is a digest of a call's arguments that does not depend on key
+// order or whitespace: the client resends "the same params", not the same
+// bytes.
+func argsDigest(args json.RawMessage) (string, error) {
+	canon, err := canonicalJSON(args)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(canon)
+	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+}
+
+// canonicalJSON re-encodes raw with sorted object keys and numbers kept
+// verbatim. Absent or null arguments are the empty object.
+func canonicalJSON(raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return []byte("{}"), nil
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	return json.Marshal(v)
+}
