@@ -47,8 +47,8 @@ func NewClient(url string, conns int) *Client {
 // Close drops the idle connections.
 func (c *Client) Close() { c.HTTP.CloseIdleConnections() }
 
-// rpcMessage is any JSON-RPC message the server may send.
-type rpcMessage struct {
+// Message is any JSON-RPC message the server may send.
+type Message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
@@ -113,7 +113,7 @@ func (c *Client) Initialize(ctx context.Context, elicit bool) (*Session, error) 
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	s := &Session{c: c, ID: resp.Header.Get("Mcp-Session-Id"), nextID: 1}
-	if _, err := readResponse(resp, []byte("0"), nil); err != nil {
+	if _, err := ReadResponse(resp, []byte("0"), nil); err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	if err := s.post(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
@@ -171,7 +171,7 @@ func (s *Session) CallAdd(ctx context.Context, a int64) error {
 	if err != nil {
 		return err
 	}
-	res, err := readResponse(resp, strconv.AppendInt(nil, id, 10), nil)
+	res, err := ReadResponse(resp, strconv.AppendInt(nil, id, 10), nil)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (m *Stateless) CallAdd(ctx context.Context, a int64) error {
 	if err != nil {
 		return err
 	}
-	res, err := readResponse(resp, strconv.AppendInt(nil, id, 10), nil)
+	res, err := ReadResponse(resp, strconv.AppendInt(nil, id, 10), nil)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func (s *Session) Confirm(ctx context.Context) error {
 		return err
 	}
 	asked := 0
-	res, err := readResponse(resp, strconv.AppendInt(nil, id, 10), func(m *rpcMessage) error {
+	res, err := ReadResponse(resp, strconv.AppendInt(nil, id, 10), func(m *Message) error {
 		if m.Method != "elicitation/create" {
 			return fmt.Errorf("unexpected server request %s", m.Method)
 		}
@@ -297,10 +297,10 @@ func (s *Session) Confirm(ctx context.Context) error {
 
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
-// readResponse reads the answer to request id from a JSON or SSE response,
+// ReadResponse reads the answer to request id from a JSON or SSE response,
 // handing server-to-client requests met on the way to onRequest, and returns
 // the result. It consumes and closes the body so the connection is reused.
-func readResponse(resp *http.Response, id []byte, onRequest func(*rpcMessage) error) (json.RawMessage, error) {
+func ReadResponse(resp *http.Response, id []byte, onRequest func(*Message) error) (json.RawMessage, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -312,7 +312,7 @@ func readResponse(resp *http.Response, id []byte, onRequest func(*rpcMessage) er
 		if err != nil {
 			return nil, err
 		}
-		var m rpcMessage
+		var m Message
 		if err := json.Unmarshal(b, &m); err != nil {
 			return nil, fmt.Errorf("decoding the response: %w", err)
 		}
@@ -339,7 +339,7 @@ func readResponse(resp *http.Response, id []byte, onRequest func(*rpcMessage) er
 			if len(data) == 0 {
 				continue // priming event or keep-alive
 			}
-			var m rpcMessage
+			var m Message
 			if err := json.Unmarshal(data, &m); err != nil {
 				return nil, fmt.Errorf("decoding an SSE event: %w", err)
 			}
@@ -373,7 +373,7 @@ func readResponse(resp *http.Response, id []byte, onRequest func(*rpcMessage) er
 	}
 }
 
-func resultOf(m *rpcMessage, id []byte) (json.RawMessage, error) {
+func resultOf(m *Message, id []byte) (json.RawMessage, error) {
 	if !bytes.Equal(m.ID, id) {
 		return nil, fmt.Errorf("response for id %s, want %s", m.ID, id)
 	}
@@ -385,3 +385,16 @@ func resultOf(m *rpcMessage, id []byte) (json.RawMessage, error) {
 	}
 	return m.Result, nil
 }
+
+// AddCallBody returns a tools/call add(a, 2) request with the given id; modern
+// adds the 2026-07-28 per-request _meta.
+func AddCallBody(id, a int64, modern bool) []byte {
+	meta := ""
+	if modern {
+		meta = modernMeta
+	}
+	return appendAddCall(nil, id, a, meta)
+}
+
+// CheckSum checks that a tools/call result of add carries sum want.
+func CheckSum(res json.RawMessage, want int64) error { return checkSum(res, want) }

@@ -81,7 +81,7 @@ func (s *Session) slowCallAdd(ctx context.Context, a int64, delay time.Duration)
 	if err != nil {
 		return fail(err)
 	}
-	res, err := readResponse(resp, strconv.AppendInt(nil, id, 10), nil)
+	res, err := ReadResponse(resp, strconv.AppendInt(nil, id, 10), nil)
 	if err != nil {
 		return fail(err)
 	}

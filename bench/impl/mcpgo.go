@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -15,7 +16,8 @@ func init() {
 }
 
 // newMCPGo serves the tools with mcp-go's Streamable HTTP server, input
-// validation switched on so every implementation validates arguments.
+// validation switched on so every implementation validates arguments, and
+// transport logging discarded (it logs every elicitation answer at Info).
 func newMCPGo() (http.Handler, error) {
 	srv := server.NewMCPServer("bench-mcpgo", "0.1.0",
 		server.WithToolCapabilities(false),
@@ -51,5 +53,7 @@ func newMCPGo() (http.Handler, error) {
 		}
 		return mcp.NewToolResultText(text), nil
 	})
-	return server.NewStreamableHTTPServer(srv), nil
+	// Its transport logs every delivered answer at Info by default; every
+	// implementation here runs with logging discarded.
+	return server.NewStreamableHTTPServer(srv, server.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))), nil
 }
