@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -289,13 +288,20 @@ func brief(s string) string {
 	return s
 }
 
-// moduleVersion is the version of a dependency as built into the test binary.
+// moduleVersion is the version this module requires of a dependency, from
+// go.mod (test binaries carry no dependency list in their build info).
 func moduleVersion(path string) string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range info.Deps {
-			if d.Path == path {
-				return d.Version
-			}
+	b, err := os.ReadFile("go.mod")
+	if err != nil {
+		return "(unknown version)"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "require" {
+			f = f[1:]
+		}
+		if len(f) >= 2 && f[0] == path {
+			return f[1]
 		}
 	}
 	return "(unknown version)"
