@@ -296,3 +296,9 @@ func (s *Store) subscribeChannels(ctx context.Context, channels ...string) error
 	}
 	return nil
 }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

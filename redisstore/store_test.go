@@ -1,0 +1,331 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisAddr returns the Redis the tests share (started by test.sh), or skips.
+func redisAddr(t testing.TB) string {
+	addr := os.Getenv("MCPGEN_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("MCPGEN_REDIS_ADDR is not set: run redisstore/test.sh, which starts a redis-server")
+	}
+	return addr
+}
+
+func newClient(t testing.TB, addr string) *redis.Client {
+	c := redis.NewClient(&redis.Options{
+		Addr: addr, ContextTimeoutEnabled: true,
+		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		MaxRetries: 1,
+	})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// newStores returns n Stores on one Redis under a prefix of this test's own.
+func newStores(t testing.TB, n int, opts Options) []*Store {
+	addr := redisAddr(t)
+	if opts.Prefix == "" {
+		opts.Prefix = "test:" + t.Name() + ":" + randomHex(4) + ":"
+	}
+	var out []*Store
+	for range n {
+		st, err := New(context.Background(), newClient(t, addr), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		out = append(out, st)
+	}
+	return out
+}
+
+func TestSessionsAreSharedAndDeletedEverywhere(t *testing.T) {
+	ss := newStores(t, 2, Options{SessionIdle: time.Minute})
+	a, b := ss[0].Sessions(), ss[1].Sessions()
+	ctx := context.Background()
+	st := runtime.SessionState{ID: "s1", ProtocolVersion: "2025-06-18",
+		ClientCapabilities: json.RawMessage(`{"elicitation":{}}`), ClientInfo: json.RawMessage(`{"name":"c","version":"1"}`)}
+	if err := a.Create(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Create(ctx, st); err == nil {
+		t.Fatal("creating an existing session succeeded")
+	}
+	got, err := b.Load(ctx, "s1")
+	if err != nil || got.ProtocolVersion != "2025-06-18" || string(got.ClientInfo) != `{"name":"c","version":"1"}` ||
+		string(got.ClientCapabilities) != `{"elicitation":{}}` {
+		t.Fatalf("Load on the other replica = %+v, %v", got, err)
+	}
+	got.LogLevel = "debug"
+	got.Initialized = true
+	if err := b.Save(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := a.Load(ctx, "s1"); again.LogLevel != "debug" || !again.Initialized {
+		t.Fatalf("A does not see B's save: %+v", again)
+	}
+	// Idle expiry: every Load restarts it.
+	ttl := ss[0].rdb.PTTL(ctx, ss[0].sessionKey("s1")).Val()
+	if ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("session TTL = %v, want (0, 1m]", ttl)
+	}
+	if err := a.Delete(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(ctx, "s1"); !errors.Is(err, runtime.ErrSessionNotFound) {
+		t.Fatalf("Load after Delete on another replica: %v", err)
+	}
+	if err := b.Save(ctx, got); !errors.Is(err, runtime.ErrSessionNotFound) {
+		t.Fatalf("Save resurrected a deleted session: %v", err)
+	}
+}
+
+func TestSessionIdleExpiry(t *testing.T) {
+	ss := newStores(t, 1, Options{SessionIdle: 50 * time.Millisecond})
+	ctx := context.Background()
+	if err := ss[0].Sessions().Create(ctx, runtime.SessionState{ID: "idle"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := ss[0].Sessions().Load(ctx, "idle")
+		if errors.Is(err, runtime.ErrSessionNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session still alive after 5s with a 50ms idle expiry (Load refreshes it, so this polls without it: %v)", err)
+		}
+		// Wait without touching it: PTTL shows the expiry running down.
+		for ss[0].rdb.PTTL(ctx, ss[0].sessionKey("idle")).Val() > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+type answerBox chan runtime.Answer
+
+func (b answerBox) deliver(a runtime.Answer) { b <- a }
+
+func wait(t *testing.T, ch answerBox) runtime.Answer {
+	t.Helper()
+	select {
+	case a := <-ch:
+		return a
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer delivered within 5s")
+		return runtime.Answer{}
+	}
+}
+
+func TestAnswersAreRoutedToTheWaitingReplica(t *testing.T) {
+	ss := newStores(t, 3, Options{})
+	a, b, c := ss[0].Pending(), ss[1].Pending(), ss[2].Pending()
+	ctx := context.Background()
+	id := json.RawMessage(`"r1-1"`)
+	box := make(answerBox, 2)
+	if err := a.Register(ctx, "s1", id, box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Register(ctx, "s1", id, box.deliver); err == nil {
+		t.Fatal("a second replica registered the same (session, ID)")
+	}
+	// Another session's answer to this ID is unknown everywhere.
+	for i, r := range []runtime.PendingRouter{a, b, c} {
+		if res, err := r.Resolve(ctx, "s2", id, runtime.Answer{Result: json.RawMessage(`{"x":1}`)}); err != nil || res != runtime.Unknown {
+			t.Fatalf("replica %d: another session's answer resolved as %v, %v", i, res, err)
+		}
+	}
+	res, err := b.Resolve(ctx, "s1", id, runtime.Answer{Result: json.RawMessage(`{"action":"accept"}`)})
+	if err != nil || res != runtime.Delivered {
+		t.Fatalf("Resolve on B = %v, %v", res, err)
+	}
+	if got := wait(t, box); string(got.Result) != `{"action":"accept"}` {
+		t.Fatalf("A got %s", got.Result)
+	}
+	// A duplicate answer, on any replica, is "expired".
+	for i, r := range []runtime.PendingRouter{a, b, c} {
+		if res, _ := r.Resolve(ctx, "s1", id, runtime.Answer{Result: json.RawMessage(`{}`)}); res != runtime.Expired {
+			t.Fatalf("replica %d: duplicate answer resolved as %v", i, res)
+		}
+	}
+	// An error answer crosses too, and an answer on the owner itself is local.
+	id2 := json.RawMessage(`7`)
+	if err := a.Register(ctx, "s1", id2, box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := a.Resolve(ctx, "s1", json.RawMessage(` 7 `), runtime.Answer{Error: &runtime.Error{Code: -1, Message: "no"}}); res != runtime.Delivered {
+		t.Fatalf("local resolve = %v", res)
+	}
+	if got := wait(t, box); got.Error == nil || got.Error.Message != "no" {
+		t.Fatalf("got %+v", got)
+	}
+	// "7" (a string) is not 7 (a number).
+	if res, _ := c.Resolve(ctx, "s1", json.RawMessage(`"7"`), runtime.Answer{}); res != runtime.Unknown {
+		t.Fatalf(`"7" resolved as %v`, res)
+	}
+}
+
+func TestExpiredAndGoneRequestsAreExpiredEverywhere(t *testing.T) {
+	ss := newStores(t, 3, Options{})
+	a, b, c := ss[0].Pending(), ss[1].Pending(), ss[2].Pending()
+	ctx := context.Background()
+	box := make(answerBox, 1)
+	if err := a.Register(ctx, "s", json.RawMessage(`"x-1"`), box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	a.Expire(ctx, "s", json.RawMessage(`"x-1"`), true)
+	for i, r := range []runtime.PendingRouter{a, b, c} {
+		if res, err := r.Resolve(ctx, "s", json.RawMessage(`"x-1"`), runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
+			t.Fatalf("replica %d: late answer = %v, %v", i, res, err)
+		}
+	}
+	// Expire without a tombstone (never sent): unknown afterwards.
+	if err := a.Register(ctx, "s", json.RawMessage(`"x-2"`), box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	a.Expire(ctx, "s", json.RawMessage(`"x-2"`), false)
+	if res, _ := b.Resolve(ctx, "s", json.RawMessage(`"x-2"`), runtime.Answer{}); res != runtime.Unknown {
+		t.Fatalf("never-sent request resolved as %v", res)
+	}
+	// The waiting replica goes away: its answers are "expired", not lost silently.
+	if err := c.Register(ctx, "s", json.RawMessage(`"y-1"`), box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	ss[2].Close()
+	if res, err := b.Resolve(ctx, "s", json.RawMessage(`"y-1"`), runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
+		t.Fatalf("answer for a gone replica = %v, %v", res, err)
+	}
+	select {
+	case a := <-box:
+		t.Fatalf("unexpected delivery %+v", a)
+	default:
+	}
+}
+
+func TestEventsReplayOnAnyReplica(t *testing.T) {
+	ss := newStores(t, 2, Options{EventsPerStream: 4})
+	a, b := ss[0].Events(), ss[1].Events()
+	ctx := context.Background()
+	prime, err := a.Append(ctx, "s", "r1.1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range []string{"one", "two", "three"} {
+		id, err := a.Append(ctx, "s", "r1.1", []byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if _, err := a.Append(ctx, "s", "r1.2", []byte("other stream")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	stream, err := b.Replay(ctx, "s", prime, func(id string, d []byte) error { got = append(got, id+"="+string(d)); return nil })
+	if err != nil || stream != "r1.1" {
+		t.Fatalf("Replay = %q, %v", stream, err)
+	}
+	want := []string{ids[0] + "=one", ids[1] + "=two", ids[2] + "=three"}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("replayed %q, want %q", got, want)
+	}
+	if s, ok := b.StreamOf("s", ids[1]); !ok || s != "r1.1" {
+		t.Fatalf("StreamOf = %q, %v", s, ok)
+	}
+	got = nil
+	if _, err := b.Replay(ctx, "s", ids[1], func(id string, d []byte) error { got = append(got, string(d)); return nil }); err != nil || len(got) != 1 || got[0] != "three" {
+		t.Fatalf("replay after the 2nd event = %q, %v", got, err)
+	}
+	// Another session never sees these events.
+	if _, err := b.Replay(ctx, "other", prime, func(string, []byte) error { t.Fatal("replayed another session's event"); return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+		t.Fatalf("other session: %v", err)
+	}
+	// Bounded length: two more events evict the priming event and "one".
+	for _, d := range []string{"four", "five"} {
+		if _, err := a.Append(ctx, "s", "r1.1", []byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.Replay(ctx, "s", prime, func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+		t.Fatalf("replay from an evicted event: %v", err)
+	}
+	for _, bad := range []string{"", "x", "r1.1_", "_1-0", "r1.1_abc"} {
+		if _, err := b.Replay(ctx, "s", bad, func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+			t.Fatalf("Replay(%q): %v", bad, err)
+		}
+	}
+	// TTL is set, and DeleteSession drops everything.
+	if ttl := ss[0].rdb.PTTL(ctx, ss[0].eventsKey("s", "r1.1")).Val(); ttl <= 0 {
+		t.Fatalf("events TTL = %v", ttl)
+	}
+	if err := b.DeleteSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Replay(ctx, "s", ids[2], func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+		t.Fatalf("replay after DeleteSession: %v", err)
+	}
+}
+
+func TestBusCrossesReplicasAndClosesOnDelete(t *testing.T) {
+	ss := newStores(t, 2, Options{})
+	a, b := ss[0], ss[1]
+	ctx := context.Background()
+	if n, err := b.Publish(ctx, "s", "get", []byte("nobody")); err != nil || n != 0 {
+		t.Fatalf("Publish with no subscriber = %d, %v", n, err)
+	}
+	msgs, cancel, err := a.Subscribe(ctx, "s", "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	other, cancelOther, err := a.Subscribe(ctx, "s2", "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancelOther()
+	for i := range 3 {
+		if n, err := b.Publish(ctx, "s", "get", []byte{byte('0' + i)}); err != nil || n != 1 {
+			t.Fatalf("Publish = %d, %v", n, err)
+		}
+	}
+	for i := range 3 {
+		select {
+		case m := <-msgs:
+			if string(m) != string(rune('0'+i)) {
+				t.Fatalf("message %d = %q", i, m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("bus message not received")
+		}
+	}
+	if err := b.Sessions().Create(ctx, runtime.SessionState{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Sessions().Delete(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-msgs:
+		if ok {
+			t.Fatal("message after delete")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("subscription not closed by a delete on another replica")
+	}
+	select {
+	case m, ok := <-other:
+		t.Fatalf("other session's subscription got %q, %v", m, ok)
+	default:
+	}
+}
