@@ -1,0 +1,298 @@
+// Command benchall runs every workload against every implementation, with
+// the server and the driver pinned to different cores, runs the in-process
+// Go benchmarks, and writes the tables to a Markdown file:
+//
+//	go run ./cmd/benchall              # the full run, writes RESULTS.md
+//	go run ./cmd/benchall -smoke -out /tmp/smoke.md   # seconds, for CI
+//
+// It exits non-zero when an implementation fails a workload it claims to
+// support. Everything it starts listens on 127.0.0.1 and is stopped before
+// it returns.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpgen/mcpgen/bench/driver"
+	"github.com/mcpgen/mcpgen/bench/impl"
+)
+
+type settings struct {
+	Smoke       bool
+	Out         string
+	Impls       []string
+	Duration    time.Duration
+	Warmup      time.Duration
+	Concurrency int
+	Sessions    int
+	Slow        int
+	SlowDelay   time.Duration
+	Reps        int
+	BenchTime   string
+	ServerCore  string
+	DriverCore  string
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchall:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var st settings
+	impls := flag.String("impls", strings.Join(impl.Names(), ","), "implementations to run, comma-separated")
+	flag.BoolVar(&st.Smoke, "smoke", false, "a short run (seconds) that only checks every workload completes")
+	flag.StringVar(&st.Out, "out", "RESULTS.md", "Markdown file to write")
+	flag.DurationVar(&st.Duration, "d", 5*time.Second, "measured duration of one run")
+	flag.DurationVar(&st.Warmup, "warmup", time.Second, "warm-up before each measured run")
+	flag.IntVar(&st.Concurrency, "c", 16, "concurrent clients")
+	flag.IntVar(&st.Sessions, "sessions", 10000, "W4: idle sessions")
+	flag.IntVar(&st.Slow, "slow", 16, "W5: slow clients")
+	flag.DurationVar(&st.SlowDelay, "slow-delay", 2*time.Millisecond, "W5: a slow client's pause between 8-byte writes and 16-byte reads")
+	flag.IntVar(&st.Reps, "reps", 3, "runs per implementation and workload; the table shows the median by calls per CPU second")
+	flag.StringVar(&st.BenchTime, "benchtime", "3000x", "go test -benchtime for the in-process benchmarks")
+	flag.StringVar(&st.ServerCore, "server-core", "1", "CPU the server is pinned to")
+	flag.StringVar(&st.DriverCore, "driver-core", "0", "CPU the driver is pinned to")
+	flag.Parse()
+	st.Impls = strings.Split(*impls, ",")
+	if st.Smoke {
+		st.Duration, st.Warmup, st.Concurrency, st.Sessions, st.Slow, st.Reps, st.BenchTime = time.Second, 200*time.Millisecond, 4, 300, 2, 1, "50x"
+	}
+
+	ctx, cancel := signalContext()
+	defer cancel()
+
+	bin, err := os.MkdirTemp("", "mcpgen-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	for _, cmd := range []string{"serve", "drive"} {
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("building %s: %v\n%s", cmd, err, out)
+		}
+	}
+	pin := pinning(st)
+	report := &report{settings: st, pinned: pin != nil, results: map[string]map[string]*driver.Result{}, failures: map[string]map[string]string{}}
+
+	for _, w := range []string{driver.W1, driver.W2, driver.W3, driver.W4, driver.W5} {
+		for _, name := range st.Impls {
+			im, err := impl.Get(name)
+			if err != nil {
+				return err
+			}
+			if !supports(im, w) {
+				continue
+			}
+			reps := st.Reps
+			if w == driver.W4 {
+				reps = 1
+			}
+			var runs []*driver.Result
+			var failure string
+			for range reps {
+				r, err := runOne(ctx, bin, pin, st, name, w)
+				if err != nil {
+					failure = err.Error()
+					break
+				}
+				runs = append(runs, r)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if failure != "" {
+				report.fail(w, name, failure)
+				fmt.Fprintf(os.Stderr, "%s %-6s FAILED: %s\n", w, name, failure)
+				continue
+			}
+			r := median(runs)
+			report.add(w, name, r)
+			fmt.Fprintf(os.Stderr, "%s %-6s %s\n", w, name, summary(r))
+		}
+	}
+
+	benches, err := goBenchmarks(ctx, pin, st)
+	if err != nil {
+		report.fail("bench", "go test", err.Error())
+		fmt.Fprintln(os.Stderr, "go benchmarks FAILED:", err)
+	}
+	report.benches = benches
+
+	if err := os.WriteFile(st.Out, []byte(report.markdown()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "wrote", st.Out)
+	if n := report.failureCount(); n > 0 {
+		return fmt.Errorf("%d workload(s) failed", n)
+	}
+	return nil
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	sigs := make(chan os.Signal, 1)
+	signalNotify(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+func supports(im impl.Impl, w string) bool {
+	switch w {
+	case driver.W2:
+		return im.Modern
+	case driver.W3:
+		return im.Elicit
+	case driver.W4:
+		return im.Sessions
+	}
+	return true
+}
+
+// pinning returns the taskset prefixes for server and driver, or nil when the
+// machine has one core or no taskset.
+func pinning(st settings) map[string][]string {
+	if runtime.NumCPU() < 2 {
+		return nil
+	}
+	ts, err := exec.LookPath("taskset")
+	if err != nil {
+		return nil
+	}
+	return map[string][]string{"server": {ts, "-c", st.ServerCore}, "driver": {ts, "-c", st.DriverCore}}
+}
+
+func command(ctx context.Context, pin map[string][]string, role string, args ...string) *exec.Cmd {
+	if pin != nil {
+		args = append(append([]string{}, pin[role]...), args...)
+	}
+	return exec.CommandContext(ctx, args[0], args[1:]...)
+}
+
+var servingLine = regexp.MustCompile(`at (http://\S+/mcp)`)
+
+// runOne starts a fresh server, drives one workload at it, and stops it.
+func runOne(ctx context.Context, bin string, pin map[string][]string, st settings, name, w string) (*driver.Result, error) {
+	srv := command(ctx, pin, "server", filepath.Join(bin, "serve"), "-impl", name, "-addr", "127.0.0.1:0")
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("server did not start: %v %s", err, srvErr.String())
+	}
+	m := servingLine.FindStringSubmatch(line)
+	if m == nil {
+		return nil, fmt.Errorf("unexpected server output %q", line)
+	}
+	args := []string{filepath.Join(bin, "drive"), "-json", "-url", m[1], "-w", w,
+		"-c", strconv.Itoa(st.Concurrency), "-d", st.Duration.String(), "-warmup", st.Warmup.String(),
+		"-sessions", strconv.Itoa(st.Sessions), "-slow", strconv.Itoa(st.Slow), "-slow-delay", st.SlowDelay.String()}
+	drv := command(ctx, pin, "driver", args...)
+	var out, errOut bytes.Buffer
+	drv.Stdout, drv.Stderr = &out, &errOut
+	runErr := drv.Run()
+	var r driver.Result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return nil, fmt.Errorf("driver: %v: %s", runErr, strings.TrimSpace(errOut.String()))
+	}
+	if runErr != nil {
+		return nil, fmt.Errorf("%d of %d calls failed, first: %s", r.Errors, r.Calls+r.Errors, r.FirstError)
+	}
+	return &r, nil
+}
+
+// median picks the run with the median calls per server CPU second.
+func median(runs []*driver.Result) *driver.Result {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].CallsPerCPUSecond < runs[j].CallsPerCPUSecond })
+	return runs[len(runs)/2]
+}
+
+func summary(r *driver.Result) string {
+	if r.Workload == driver.W4 {
+		return fmt.Sprintf("%.0f B/session (heap %.0f, RSS %.0f)", r.BytesPerSession, r.HeapPerSession, r.RSSPerSession)
+	}
+	return fmt.Sprintf("%.0f calls/s, p50 %.0fµs, p99 %.0fµs, %.0f calls per server CPU second", r.Throughput, r.P50Micros, r.P99Micros, r.CallsPerCPUSecond)
+}
+
+// benchResult is one line of go test -bench output.
+type benchResult struct {
+	NsPerOp, BytesPerOp, AllocsPerOp float64
+}
+
+var benchLine = regexp.MustCompile(`^Benchmark(W\d)/impl=(\w+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) B/op\s+([\d.]+) allocs/op`)
+
+// goBenchmarks runs the in-process benchmarks pinned to the server's core.
+func goBenchmarks(ctx context.Context, pin map[string][]string, st settings) (map[string]map[string]benchResult, error) {
+	cmd := command(ctx, pin, "server", "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", st.BenchTime, "./impl")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, tail(out))
+	}
+	res := map[string]map[string]benchResult{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+		if res[m[1]] == nil {
+			res[m[1]] = map[string]benchResult{}
+		}
+		res[m[1]][m[2]] = benchResult{f(m[3]), f(m[4]), f(m[5])}
+	}
+	if len(res) == 0 {
+		return nil, errors.New("no benchmark results in the output:\n" + tail(out))
+	}
+	return res, nil
+}
+
+func tail(b []byte) string {
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
