@@ -1,0 +1,232 @@
+package generator
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// ctx is the context.Context parameter of generated functions.
+func ctx() *jen.Statement { return jen.Id("ctx").Qual("context", "Context") }
+
+func (g *gen) emitElicitation(e *elicitIR) *jen.File {
+	f := g.newFile()
+	for _, d := range e.decls {
+		emitDecl(f, d)
+	}
+	v := lowerFirst(e.goName) + "Elicitation"
+	mode := e.def.mode
+	f.Add(docWith(fmt.Sprintf("%s declares the %s elicitation (%s mode).", v, e.def.name, mode), docLinesOf(e.def.description)))
+	message := e.def.message
+	if message == "" {
+		message = e.def.description
+	}
+	f.Var().Id(v).Op("=").Op("&").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
+		g.Line().Id("Name").Op(":").Lit(e.def.name)
+		g.Line().Id("Mode").Op(":").Lit(mode)
+		g.Line().Id("Message").Op(":").Lit(message)
+		if e.def.schema != nil {
+			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(e.def.at.src.doc.Raw(e.def.schema))))
+		}
+		g.Line()
+	})
+	return f
+}
+
+// handlerSig is the Handler method of a tool: params and results.
+func (t *toolIR) results() []jen.Code {
+	if t.output != nil {
+		return []jen.Code{typeExpr(t.output), jen.Error()}
+	}
+	return []jen.Code{jen.Index().Qual(runtimePkg, "Content"), jen.Error()}
+}
+
+func (g *gen) emitTool(t *toolIR) *jen.File {
+	f := g.newFile()
+	name := t.def.name
+	def := lowerFirst(t.goName) + "Definition"
+	f.Commentf("// %s is tool %s as tools/list advertises it: as written in %s,", def, name, path.Base(t.def.at.src.path))
+	f.Comment("// without mcpgen's _meta keys.")
+	f.Const().Id(def).Op("=").Lit(string(t.def.definition))
+	for _, d := range t.decls {
+		emitDecl(f, d)
+	}
+
+	call := t.goName + "Call"
+	f.Add(comment(
+		fmt.Sprintf("%s is the handle of one %s call: progress, logging, sampling, roots, extra", call, name),
+		"content, state, and the elicitations the tool declares. Asking for an elicitation",
+		"the tool does not declare is a compile error.",
+	))
+	f.Type().Id(call).Struct(jen.Id("toolCall"))
+	for _, e := range t.elicits {
+		method := "Elicit" + e.goName
+		v := lowerFirst(e.goName) + "Elicitation"
+		if e.def.mode == "url" {
+			f.Add(comment(append([]string{
+				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty", method, e.def.name),
+				"message uses the declared one. nil means the user agreed to open it, not that the",
+				"flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.", ""},
+				docLinesOf(e.def.description)...)...))
+			f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.List(jen.Id("message"), jen.Id("url")).String()).Error().Block(
+				jen.Return(jen.Id("c").Dot("call").Dot("ElicitURL").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Id("url"))),
+			)
+			continue
+		}
+		f.Add(comment(append([]string{
+			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses", method, e.def.name),
+			"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one",
+			"runtime.ErrCancelled (test with errors.Is).", ""},
+			docLinesOf(e.def.description)...)...))
+		f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.Id("message").String()).Params(typeExpr(e.answer), jen.Error()).Block(
+			jen.Var().Id("answer").Add(typeExpr(e.answer)),
+			jen.Err().Op(":=").Id("c").Dot("call").Dot("Elicit").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Op("&").Id("answer")),
+			jen.Return(jen.Id("answer"), jen.Err()),
+		)
+	}
+
+	fn := lowerFirst(t.goName) + "Tool"
+	f.Commentf("// %s wires tool %s to h.", fn, name)
+	var handlerBody []jen.Code
+	handlerBody = append(handlerBody,
+		jen.Var().Id("in").Add(typeExpr(t.input)),
+		jen.If(jen.Err().Op(":=").Id("decodeArguments").Call(jen.Lit(name), jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+	)
+	handle := jen.Id(call).Values(jen.Id("toolCall").Values(jen.Id("call")))
+	if t.output != nil {
+		handlerBody = append(handlerBody,
+			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("h").Dot(t.goName).Call(jen.Id("ctx"), handle, jen.Id("in")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Qual(runtimePkg, "StructuredResult").Call(jen.Id("call"), jen.Id("out"))),
+		)
+	} else {
+		handlerBody = append(handlerBody,
+			jen.List(jen.Id("blocks"), jen.Err()).Op(":=").Id("h").Dot(t.goName).Call(jen.Id("ctx"), handle, jen.Id("in")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Qual(runtimePkg, "ContentResult").Call(jen.Id("call"), jen.Id("blocks")), jen.Nil()),
+		)
+	}
+	f.Func().Id(fn).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, "Tool").Block(
+		jen.Return(jen.Qual(runtimePkg, "Tool").ValuesFunc(func(g *jen.Group) {
+			g.Line().Id("Name").Op(":").Lit(name)
+			g.Line().Id("Definition").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Id(def))
+			if len(t.elicits) > 0 {
+				g.Line().Id("Elicitations").Op(":").Index().Op("*").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
+					for _, e := range t.elicits {
+						g.Id(lowerFirst(e.goName) + "Elicitation")
+					}
+				})
+			}
+			g.Line().Id("Handler").Op(":").Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("args").Qual(jsonPkg, "RawMessage")).
+				Params(jen.Op("*").Qual(runtimePkg, "ToolResult"), jen.Error()).Block(handlerBody...)
+			g.Line()
+		})),
+	)
+	return f
+}
+
+func (g *gen) emitHandler() *jen.File {
+	f := g.newFile()
+	f.Add(comment(
+		"This line fails to compile when the runtime is older than this generated code:",
+		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
+	))
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_1_0")
+
+	f.Add(comment(
+		"Handler implements the tools of this package, one method per tool. Embed",
+		"UnimplementedHandler in your implementation so that tools added later do not",
+		"break the build.",
+	))
+	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
+		for _, t := range g.tools {
+			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
+			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
+		}
+	})
+	f.Comment("// UnimplementedHandler answers every tool with an error saying it is not implemented.")
+	f.Type().Id("UnimplementedHandler").Struct()
+	for _, t := range g.tools {
+		zero := jen.Nil()
+		if t.output != nil {
+			zero = typeExpr(t.output).Values()
+		}
+		f.Commentf("// %s reports that tool %s is not implemented.", t.goName, t.def.name)
+		f.Func().Params(jen.Id("UnimplementedHandler")).Id(t.goName).
+			Params(jen.Qual("context", "Context"), jen.Id(t.goName+"Call"), typeExpr(t.input)).Params(t.results()...).Block(
+			jen.Return(zero, jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("tool %q is not implemented", t.def.name)))),
+		)
+	}
+
+	f.Comment("// Register adds every tool of this package to s, answered by h.")
+	f.Func().Id("Register").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Server"), jen.Id("h").Id("Handler")).Error().Block(
+		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Index().Qual(runtimePkg, "Tool").ValuesFunc(func(vg *jen.Group) {
+			for _, t := range g.tools {
+				vg.Line().Id(lowerFirst(t.goName) + "Tool").Call(jen.Id("h"))
+			}
+			if len(g.tools) > 0 {
+				vg.Line()
+			}
+		})).Block(
+			jen.If(jen.Err().Op(":=").Id("s").Dot("AddTool").Call(jen.Id("t")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Err()),
+			),
+		),
+		jen.Return(jen.Nil()),
+	)
+
+	f.Add(comment(
+		"toolCall is what every tool's call handle offers besides its elicitations. It",
+		"wraps the runtime's call instead of embedding it, so that only the elicitations",
+		"a tool declares can be asked for.",
+	))
+	f.Type().Id("toolCall").Struct(jen.Id("call").Op("*").Qual(runtimePkg, "Call"))
+	rt := func(name string) *jen.Statement { return jen.Qual(runtimePkg, name) }
+	method := func(doc, name string, params []jen.Code, results []jen.Code, body jen.Code) {
+		f.Comment("// " + doc)
+		f.Func().Params(jen.Id("c").Id("toolCall")).Id(name).Params(params...).Params(results...).Block(body)
+	}
+	call := func(name string, args ...jen.Code) *jen.Statement {
+		return jen.Id("c").Dot("call").Dot(name).Call(args...)
+	}
+	id := jen.Id
+	method("Progress reports progress when the client asked for it; total <= 0 means unknown.", "Progress",
+		[]jen.Code{ctx(), jen.List(id("progress"), id("total")).Float64(), id("message").String()}, []jen.Code{jen.Error()},
+		jen.Return(call("Progress", id("ctx"), id("progress"), id("total"), id("message"))))
+	method("Log sends a log message when level passes the client's threshold.", "Log",
+		[]jen.Code{ctx(), id("level").Add(rt("LogLevel")), id("logger").String(), id("data").Any()}, []jen.Code{jen.Error()},
+		jen.Return(call("Log", id("ctx"), id("level"), id("logger"), id("data"))))
+	method("CreateMessage asks the client's model for a completion (sampling).", "CreateMessage",
+		[]jen.Code{ctx(), id("req").Op("*").Add(rt("SamplingRequest"))}, []jen.Code{jen.Op("*").Add(rt("SamplingResult")), jen.Error()},
+		jen.Return(call("CreateMessage", id("ctx"), id("req"))))
+	method("ListRoots asks the client for its roots.", "ListRoots",
+		[]jen.Code{ctx()}, []jen.Code{jen.Index().Add(rt("Root")), jen.Error()},
+		jen.Return(call("ListRoots", id("ctx"))))
+	method("AddContent appends blocks to the result.", "AddContent",
+		[]jen.Code{id("blocks").Op("...").Add(rt("Content"))}, nil,
+		call("AddContent", id("blocks").Op("...")))
+	method("State returns the state saved with SetState in an earlier round of this call (2026-07-28).", "State",
+		nil, []jen.Code{jen.Index().Byte()},
+		jen.Return(call("State")))
+	method("SetState saves a small value for the next round of this call (2026-07-28).", "SetState",
+		[]jen.Code{id("b").Index().Byte()}, nil,
+		call("SetState", id("b")))
+
+	f.Comment("// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.")
+	f.Func().Id("decodeArguments").Params(id("tool").String(), id("args").Qual(jsonPkg, "RawMessage"), id("dst").Any()).Error().Block(
+		jen.If(jen.Len(id("args")).Op("==").Lit(0).Op("||").String().Call(id("args")).Op("==").Lit("null")).Block(
+			id("args").Op("=").Qual(jsonPkg, "RawMessage").Call(jen.Lit("{}")),
+		),
+		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(id("args"), id("dst")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Op("&").Add(rt("Error")).Values(jen.Dict{
+				id("Code"):    rt("CodeInvalidParams"),
+				id("Message"): jen.Qual("fmt", "Sprintf").Call(jen.Lit("tool %s: invalid arguments: %v"), id("tool"), jen.Err()),
+			})),
+		),
+		jen.Return(jen.Nil()),
+	)
+	return f
+}

@@ -1,0 +1,112 @@
+package generator
+
+// The intermediate representation: Go types and declarations, built from
+// the schemas by typeBuilder and written by the emitter.
+
+// refKind says what a typeRef is.
+type refKind int
+
+const (
+	refNamed   refKind = iota // a declared type of the package
+	refBuiltin                // string, int64, float64, bool, any, int32
+	refTime                   // time.Time
+	refRaw                    // json.RawMessage
+	refSlice                  // []elem
+	refMap                    // map[string]elem
+	refPtr                    // *elem
+)
+
+// typeRef is a Go type expression.
+type typeRef struct {
+	kind refKind
+	name string // refNamed, refBuiltin
+	elem *typeRef
+	decl decl // refNamed: the declaration
+}
+
+// pointerable reports whether an optional value of this type needs a pointer
+// to tell absence apart (slices, maps and raw JSON have nil already).
+func (t *typeRef) pointerable() bool {
+	switch t.kind {
+	case refSlice, refMap, refRaw:
+		return false
+	case refBuiltin:
+		return t.name != "any"
+	}
+	return true
+}
+
+// decl is a named type declaration: *structDecl, *enumDecl or *unionDecl.
+type decl interface{ declName() string }
+
+// structDecl is a struct for an object schema.
+type structDecl struct {
+	name   string
+	origin string // what the type is, for its doc comment
+	doc    []string
+	fields []*field
+}
+
+// field is one property of a struct.
+type field struct {
+	goName, jsonName string
+	typ              *typeRef
+	ptr              bool // *typ
+	omitempty        bool
+	doc              []string
+	def              *defaultLit // applied when the property is absent
+}
+
+// defaultLit is a default value as a Go literal of the field's type.
+type defaultLit struct {
+	value any    // string, int64, float64 or bool
+	konst string // enum constant name, when the field is an enum
+}
+
+// enumDecl is a typed constant set for an enum.
+type enumDecl struct {
+	name   string
+	origin string
+	doc    []string
+	base   string // string, int64 or float64
+	values []enumValue
+}
+
+// enumValue is one constant of an enum.
+type enumValue struct {
+	constName string
+	value     any // string, int64 or float64
+	title     string
+}
+
+// unionDecl is a oneOf/anyOf with a discriminator property: exactly one of its
+// variant pointers is set.
+type unionDecl struct {
+	name     string
+	origin   string
+	doc      []string
+	prop     string // discriminator property (JSON)
+	variants []variant
+}
+
+// variant is one branch of a union.
+type variant struct {
+	field     string // field of the union struct
+	value     string // discriminator value
+	typ       *typeRef
+	discField string // Go field of the discriminator in the variant struct
+}
+
+func (d *structDecl) declName() string { return d.name }
+func (d *enumDecl) declName() string   { return d.name }
+func (d *unionDecl) declName() string  { return d.name }
+
+// hasDefaults reports whether decoding must start from default values.
+func (d *structDecl) hasDefaults() bool {
+	for _, f := range d.fields {
+		if f.def != nil {
+			return true
+		}
+	}
+	return false
+}
