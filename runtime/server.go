@@ -1,10 +1,14 @@
 package runtime
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -22,8 +26,76 @@ type Options struct {
 	// client must share it; empty means a random key per Server.
 	StateKey []byte
 
-	// The transport adds its own knobs (buffer sizes, timeouts, allowed origins,
-	// stores); see the fields below this line as the runtime grows.
+	// AllowedOrigins are Origin header values accepted besides loopback
+	// origins (http(s)://localhost, 127.0.0.1, [::1], any port); "*" accepts
+	// any. A request with another Origin gets 403.
+	AllowedOrigins []string
+	// AllowedHosts are Host header values (host or host:port) accepted besides
+	// loopback names when the server is reached on a loopback address, the
+	// DNS-rebinding check. Another Host gets 403.
+	AllowedHosts []string
+	// MaxBodyBytes bounds a POST body (413 beyond it) and a stdio line;
+	// 0 means 4 MiB.
+	MaxBodyBytes int64
+	// StreamBuffer is the number of messages a stream buffers before senders
+	// wait for room (backpressure); 0 means 64.
+	StreamBuffer int
+	// KeepAlive is the interval of keep-alive pings on GET streams and comment
+	// lines on long POST streams; 0 means 15s, negative disables. A client
+	// that never opens a GET stream is never expired for missing pings.
+	KeepAlive time.Duration
+	// SessionIdleTimeout ends sessions without requests or open streams for
+	// this long; 0 means 30 minutes, negative never.
+	SessionIdleTimeout time.Duration
+	// FallbackWait bounds how long a message whose request stream is finished
+	// waits for the client to open a GET stream; 0 means 5s.
+	FallbackWait time.Duration
+	// RequestTimeout bounds each wait for a client's answer (elicitation,
+	// sampling, roots); 0 means only the caller's context bounds it.
+	RequestTimeout time.Duration
+	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
+	// 0 means 1s.
+	RetryInterval time.Duration
+	// PageSize is the number of tools per tools/list page; 0 means 100.
+	PageSize int
+	// ReplicaID prefixes server-to-client request IDs ("<ReplicaID>-<n>") so
+	// that replicas sharing a session store never collide; empty for one process.
+	ReplicaID string
+	// Sessions, Pending and Events hold legacy sessions, the server-to-client
+	// requests waiting for answers and the SSE events kept for resumption.
+	// nil means in-memory (one process).
+	Sessions SessionStore
+	Pending  PendingRouter
+	Events   EventStore
+}
+
+// withDefaults fills in the zero fields.
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	if o.StreamBuffer <= 0 {
+		o.StreamBuffer = 64
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 100
+	}
+	def(&o.KeepAlive, 15*time.Second)
+	def(&o.SessionIdleTimeout, 30*time.Minute)
+	def(&o.FallbackWait, 5*time.Second)
+	def(&o.RetryInterval, time.Second)
+	if o.Name == "" {
+		o.Name = "mcpgen-server"
+	}
+	if o.Version == "" {
+		o.Version = "0.0.0"
+	}
+	return o
 }
 
 // Server serves registered tools over Streamable HTTP and stdio.
@@ -31,15 +103,34 @@ type Server struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu     sync.RWMutex
-	tools  []*registeredTool // in registration order: tools/list is deterministic
-	byName map[string]*registeredTool
+	mu        sync.RWMutex
+	tools     []*registeredTool // in registration order: tools/list is deterministic
+	byName    map[string]*registeredTool
+	listPages [][]byte // encoded tools/list results per page, built lazily
+
+	sessionStore SessionStore
+	pending      PendingRouter
+	events       EventStore
+
+	baseCtx    context.Context // parent of every session; Close cancels it
+	baseCancel context.CancelFunc
+	smu        sync.RWMutex
+	sessions   map[string]*session
+	calls      drainGroup // running handlers, for graceful shutdown
+	closing    atomic.Bool
+	janitor    janitor
+
+	modern *modernCore // the 2026-07-28 era's per-Server state
+
+	// onTick, when set (tests), runs after every keep-alive tick.
+	onTick func()
 }
 
 // registeredTool is a Tool with its input schema compiled.
 type registeredTool struct {
 	Tool
-	input *jsonschema.Schema
+	input        *jsonschema.Schema
+	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 }
 
 // NewServer returns a Server with no tools.
@@ -48,7 +139,22 @@ func NewServer(opts Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{opts: opts, logger: logger, byName: map[string]*registeredTool{}}
+	opts = opts.withDefaults()
+	s := &Server{opts: opts, logger: logger, byName: map[string]*registeredTool{},
+		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events,
+		sessions: map[string]*session{}}
+	if s.sessionStore == nil {
+		s.sessionStore = &MemorySessionStore{}
+	}
+	if s.pending == nil {
+		s.pending = &MemoryPendingRouter{}
+	}
+	if s.events == nil {
+		s.events = &MemoryEventStore{}
+	}
+	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
+	s.modern = newModernCore(s)
+	return s
 }
 
 // AddTool registers a tool: it compiles the inputSchema of its Definition and
@@ -71,6 +177,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
+	hp, err := parseHeaderParams(def.InputSchema)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
@@ -81,8 +191,14 @@ func (s *Server) AddTool(t Tool) error {
 	if _, dup := s.byName[t.Name]; dup {
 		return fmt.Errorf("tool %q is already registered", t.Name)
 	}
-	rt := &registeredTool{Tool: t, input: in}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, t.Definition); err != nil {
+		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
+	}
+	t.Definition = compact.Bytes()
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
+	s.listPages = nil
 	return nil
 }

@@ -1,0 +1,172 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// errStreamFinished: the stream carried its last response (or its session
+// ended); nothing more can ride it.
+var errStreamFinished = errors.New("mcpgen: the stream is finished")
+
+// frame is one outbound message, encoded once.
+type frame struct {
+	data  []byte
+	final bool // a response to a request that arrived on this stream
+}
+
+// backpressureWait is the bounded buffer of one stream. While the stream is
+// alive and the buffer is full, a sender waits for room until its context
+// ends or the stream finishes. Nothing is dropped, and nothing spills to
+// another stream because this one is busy: the only ways out of push are
+// "queued", "your context ended" and "this stream is finished".
+//
+// Final responses (pushFinal) never wait: a stream carries at most one per
+// request it answers, so the buffer stays bounded by size plus that count.
+type backpressureWait struct {
+	mu       sync.Mutex
+	size     int
+	buf      []frame
+	finished bool
+	room     chan struct{} // closed when room frees or the stream finishes; nil when nobody waits
+	avail    chan struct{} // closed when a frame arrives or the stream finishes; nil when nobody waits
+}
+
+func newBackpressureWait(size int) *backpressureWait {
+	if size <= 0 {
+		size = 1
+	}
+	return &backpressureWait{size: size}
+}
+
+// push queues f, waiting for room while the buffer is full. A caller whose
+// context has already ended sends nothing.
+func (b *backpressureWait) push(ctx context.Context, f frame) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		if b.finished {
+			b.mu.Unlock()
+			return errStreamFinished
+		}
+		if len(b.buf) < b.size {
+			b.buf = append(b.buf, f)
+			b.signalAvail()
+			b.mu.Unlock()
+			return nil
+		}
+		if b.room == nil {
+			b.room = make(chan struct{})
+		}
+		room := b.room
+		b.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// pushFinal queues a response without waiting. It fails only when the stream
+// is finished.
+func (b *backpressureWait) pushFinal(f frame) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return errStreamFinished
+	}
+	f.final = true
+	b.buf = append(b.buf, f)
+	b.signalAvail()
+	return nil
+}
+
+// pop takes the oldest frame. ok is false when the buffer is empty; wait is
+// then a channel closed when that may have changed.
+func (b *backpressureWait) pop() (f frame, ok bool, wait <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.buf) == 0 {
+		if b.finished {
+			return frame{}, false, closedChan
+		}
+		if b.avail == nil {
+			b.avail = make(chan struct{})
+		}
+		return frame{}, false, b.avail
+	}
+	f = b.buf[0]
+	b.buf[0] = frame{}
+	b.buf = b.buf[1:]
+	if len(b.buf) == 0 {
+		b.buf = b.buf[:0:0] // let the backing array go
+	}
+	if b.room != nil {
+		close(b.room)
+		b.room = nil
+	}
+	return f, true, nil
+}
+
+// unpop puts f back at the head (a writer that lost its connection mid-frame
+// hands the frame to the next writer).
+func (b *backpressureWait) unpop(f frame) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append([]frame{f}, b.buf...)
+	b.signalAvail()
+}
+
+// finish ends the stream: waiting senders get errStreamFinished, queued
+// frames stay for the writer to drain.
+func (b *backpressureWait) finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	b.finished = true
+	if b.room != nil {
+		close(b.room)
+		b.room = nil
+	}
+	b.signalAvail()
+}
+
+// drained reports whether the stream is finished and every frame was taken.
+func (b *backpressureWait) drained() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.finished && len(b.buf) == 0
+}
+
+func (b *backpressureWait) isFinished() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.finished
+}
+
+func (b *backpressureWait) signalAvail() {
+	if b.avail != nil {
+		close(b.avail)
+		b.avail = nil
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// tryPush queues f only if there is room now (keep-alive pings never wait).
+func (b *backpressureWait) tryPush(f frame) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished || len(b.buf) >= b.size {
+		return false
+	}
+	b.buf = append(b.buf, f)
+	b.signalAvail()
+	return true
+}

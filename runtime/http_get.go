@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// serveGET opens the session's standalone stream, or resumes a stream after
+// Last-Event-ID: the events the client missed are replayed, then the stream
+// goes on live.
+func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
+	if _, sseOK := accepts(r); !sseOK {
+		writeError(w, http.StatusNotAcceptable, nil, &Error{Code: CodeInvalidRequest, Message: "Accept must include text/event-stream"})
+		return
+	}
+	id := r.Header.Get(headerSessionID)
+	if id == "" {
+		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID})
+		return
+	}
+	version, ok := versionHeaderOK(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
+		return
+	}
+	sess, err := s.lookupSession(r.Context(), id)
+	if err != nil {
+		s.sessionError(w, nil, err)
+		return
+	}
+	ctx := r.Context()
+	sw := newSSEWriter(w)
+	if last := r.Header.Get(headerLastEventID); last != "" {
+		streamID, ok := s.events.StreamOf(sess.id, last)
+		if !ok {
+			writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unknown or expired Last-Event-ID"})
+			return
+		}
+		sw.start(sess.id)
+		st := sess.stream(streamID)
+		if st == nil { // finished and fully written: the store has it all
+			_, _ = s.events.Replay(ctx, sess.id, last, sw.event)
+			return
+		}
+		gen, takeover, err := st.resume(ctx, sw, last)
+		if err != nil {
+			st.detach(gen)
+			return
+		}
+		s.pump(ctx, sw, st, gen, takeover)
+		return
+	}
+	st := sess.standaloneStream()
+	sw.start(sess.id)
+	gen, takeover := st.attach()
+	if sess.version() >= Version20251125 {
+		if err := st.prime(ctx, sw); err != nil {
+			st.detach(gen)
+			return
+		}
+	}
+	s.pump(ctx, sw, st, gen, takeover)
+}
+
+// pump writes a stream's queue to one connection as events until the stream
+// is drained (its last response written), the connection ends, or a newer
+// connection takes the stream over. Long quiet periods get keep-alive
+// comments.
+func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64, takeover <-chan struct{}) {
+	var tick <-chan time.Time
+	if s.opts.KeepAlive > 0 {
+		t := time.NewTicker(s.opts.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	defer st.detach(gen)
+	for {
+		f, ok, wait := st.q.pop()
+		if ok {
+			err := st.emit(ctx, sw, gen, f)
+			if errors.Is(err, errTakenOver) || err != nil {
+				return
+			}
+			continue
+		}
+		if st.q.drained() {
+			if !st.standalone {
+				st.sess.removeStream(st)
+			}
+			return
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return
+		case <-takeover:
+			return
+		case <-tick:
+			if sw.comment() != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// headerLastEventID resumes a stream (Mcp-Session-Id and MCP-Protocol-Version
+// are declared with the other standard headers in modern_headers.go).
+const headerLastEventID = "Last-Event-ID"
+
+// ServeHTTP serves the MCP endpoint: POST for client messages, GET for the
+// standalone stream and resumption, DELETE to end a session. 2026-07-28
+// requests are handed to the stateless core; everything else is a legacy
+// session (2025-03-26 to 2025-11-25).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.originAllowed(r) {
+		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: origin not allowed"})
+		return
+	}
+	if !s.hostAllowed(r) {
+		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: host not allowed"})
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.servePOST(w, r)
+	case http.MethodGet, http.MethodDelete:
+		if r.Header.Get(headerSessionID) == "" && s.isModernNoSession(r) {
+			s.serveModernNoSession(w, r)
+			return
+		}
+		if r.Method == http.MethodGet {
+			s.serveGET(w, r)
+		} else {
+			s.serveDELETE(w, r)
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, nil, &Error{Code: CodeInvalidRequest, Message: "method not allowed"})
+	}
+}
+
+// readBody reads a POST body within the size limit; it writes the error
+// response itself and returns nil on failure.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) []byte {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, nil, &Error{Code: CodeInvalidRequest, Message: "request body too large"})
+			return nil
+		}
+		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeParseError, Message: "reading the body: " + err.Error()})
+		return nil
+	}
+	return body
+}
+
+// originAllowed is the Origin check: absent, loopback, or listed.
+func (s *Server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if slices.Contains(s.opts.AllowedOrigins, "*") || slices.Contains(s.opts.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return isLoopbackName(u.Hostname())
+}
+
+// hostAllowed is the DNS-rebinding check: a request that reached a loopback
+// address must name a loopback host (or a listed one).
+func (s *Server) hostAllowed(r *http.Request) bool {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	tcp, ok := local.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		return true
+	}
+	if slices.Contains(s.opts.AllowedHosts, r.Host) {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return isLoopbackName(host) || slices.Contains(s.opts.AllowedHosts, host)
+}
+
+func isLoopbackName(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// accepts reports which response types the Accept header allows.
+func accepts(r *http.Request) (jsonOK, sseOK bool) {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			case "*/*":
+				jsonOK, sseOK = true, true
+			}
+		}
+	}
+	return jsonOK, sseOK
+}
+
+func isJSONContentType(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// versionHeaderOK checks MCP-Protocol-Version: absent means 2025-03-26;
+// present, it must be a version the runtime speaks.
+func versionHeaderOK(r *http.Request) (string, bool) {
+	v := r.Header.Get(headerProtocolVersion)
+	if v == "" {
+		return "", true
+	}
+	return v, slices.Contains(legacyVersions, v) || slices.Contains(modernVersions, v)
+}
+
+// writeError writes one JSON-RPC error response with an HTTP status.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(encodeError(id, e))
+}
+
+// writeJSON writes a JSON body with status 200.
+func writeJSON(w http.ResponseWriter, sessionID string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if sessionID != "" {
+		h.Set(headerSessionID, sessionID)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// serveDELETE ends a session.
+func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(headerSessionID)
+	if id == "" {
+		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID})
+		return
+	}
+	sess, err := s.lookupSession(r.Context(), id)
+	if err != nil {
+		s.sessionError(w, nil, err)
+		return
+	}
+	s.endSession(r.Context(), sess)
+	w.WriteHeader(http.StatusOK)
+}
+
+// sessionError answers a failed session lookup: 404 when the session is
+// unknown or terminated (the client initializes again), 500 otherwise.
+func (s *Server) sessionError(w http.ResponseWriter, id json.RawMessage, err error) {
+	if errors.Is(err, ErrSessionNotFound) {
+		writeError(w, http.StatusNotFound, id, &Error{Code: CodeInvalidRequest, Message: "session not found (unknown or terminated); initialize again"})
+		return
+	}
+	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "loading the session: " + err.Error()})
+}

@@ -1,0 +1,220 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// servePOST serves one POST: checks, then initialize, answers and
+// notifications (202), or requests answered as JSON or an event stream.
+func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
+	body := s.readBody(w, r)
+	if body == nil {
+		return
+	}
+	msgs, bad, batch, perr := decodeMessages(body)
+	var id json.RawMessage
+	if !batch && len(msgs) == 1 {
+		id = msgs[0].ID
+	}
+	if !isJSONContentType(r) {
+		writeError(w, http.StatusUnsupportedMediaType, id, &Error{Code: CodeInvalidRequest, Message: "Content-Type must be application/json"})
+		return
+	}
+	jsonOK, sseOK := accepts(r)
+	if !jsonOK && !sseOK {
+		writeError(w, http.StatusNotAcceptable, id, &Error{Code: CodeInvalidRequest, Message: "Accept must include application/json and text/event-stream"})
+		return
+	}
+	if perr != nil {
+		writeError(w, http.StatusBadRequest, nil, perr)
+		return
+	}
+	if !batch && bad[0] != nil {
+		writeError(w, http.StatusBadRequest, id, bad[0])
+		return
+	}
+	version, ok := versionHeaderOK(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
+		return
+	}
+	sessionID := r.Header.Get(headerSessionID)
+	if !batch && msgs[0].Method == "initialize" && msgs[0].isRequest() {
+		s.serveInitialize(w, r, msgs[0])
+		return
+	}
+	if sessionID == "" {
+		if !batch && s.isModernHTTP(r, msgs[0]) {
+			s.serveModernHTTP(w, r, msgs[0])
+			return
+		}
+		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID + "; send initialize first"})
+		return
+	}
+	sess, err := s.lookupSession(r.Context(), sessionID)
+	if err != nil {
+		s.sessionError(w, id, err)
+		return
+	}
+	sv := sess.version()
+	if version != "" && version != sv {
+		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: headerProtocolVersion + " " + version + " does not match the session's " + sv})
+		return
+	}
+	if batch && sv != Version20250326 {
+		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "JSON-RPC batches are not allowed in protocol version " + sv})
+		return
+	}
+	s.serveMessages(w, r, sess, msgs, bad, batch, jsonOK, sseOK)
+}
+
+// serveInitialize creates a session and answers initialize as JSON.
+func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
+	if s.closing.Load() {
+		writeError(w, http.StatusServiceUnavailable, msg.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
+		return
+	}
+	st, result, rpcErr := s.initialize(msg)
+	if rpcErr != nil {
+		writeJSON(w, "", encodeError(msg.ID, rpcErr))
+		return
+	}
+	sess, err := s.createSession(r.Context(), st)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, msg.ID, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
+		return
+	}
+	b, _ := encodeResponse(msg.ID, result)
+	writeJSON(w, sess.id, b)
+}
+
+// serveMessages handles the messages of one POST of a session.
+func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *session, msgs []*message, bad []*Error, batch, jsonOK, sseOK bool) {
+	requests := 0
+	var refused []byte
+	status := http.StatusAccepted
+	for i, m := range msgs {
+		switch {
+		case bad[i] != nil || m.isRequest():
+			requests++
+		case m.isNotification():
+			s.serveNotification(sess, m)
+		default:
+			switch s.serveAnswer(sess, m) {
+			case Expired:
+				refused = encodeError(m.ID, &Error{Code: CodeRequestExpired, Message: "request expired: the server stopped waiting for this answer"})
+				status = http.StatusGone
+			case Unknown:
+				refused = encodeError(m.ID, &Error{Code: CodeUnknownResponseID, Message: "unknown request ID: this session sent no request with this ID"})
+				status = http.StatusBadRequest
+			}
+		}
+	}
+	if requests == 0 {
+		if refused != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = w.Write(refused)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if s.closing.Load() {
+		writeError(w, http.StatusServiceUnavailable, nil, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	// Fast path: one request that runs no handler is answered inline as JSON.
+	if m := msgs[0]; !batch && m.Method != "tools/call" && jsonOK {
+		result, rpcErr := s.serveSimple(ctx, sess, m)
+		writeJSON(w, "", s.encodeOutcome(m.ID, result, rpcErr))
+		return
+	}
+	st := sess.newStream(requests, sseOK, false)
+	for i, m := range msgs {
+		switch {
+		case bad[i] != nil:
+			st.respond(encodeError(m.ID, bad[i]))
+		case !m.isRequest():
+		case m.Method == "tools/call":
+			if !s.calls.add() {
+				st.respond(encodeError(m.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"}))
+				continue
+			}
+			go func() {
+				defer s.calls.done()
+				s.serveRequest(ctx, sess, m, st)
+			}()
+		default:
+			s.serveRequest(ctx, sess, m, st)
+		}
+	}
+	s.writePOST(w, r, sess, st, batch, jsonOK)
+}
+
+// writePOST writes the response of a POST: plain JSON while only responses
+// come, upgraded to an event stream the moment the handler sends anything
+// else (or at once when the client accepts no JSON).
+func (s *Server) writePOST(w http.ResponseWriter, r *http.Request, sess *session, st *stream, batch, jsonOK bool) {
+	var held []frame
+	for {
+		f, ok, wait := st.q.pop()
+		if !ok {
+			if st.q.drained() {
+				break
+			}
+			select {
+			case <-wait:
+				continue
+			case <-r.Context().Done():
+				// The client went away before anything but responses came: nothing
+				// can resume this stream, so later sends fall back to GET.
+				st.q.finish()
+				return
+			}
+		}
+		if f.final && jsonOK {
+			held = append(held, f)
+			if !batch {
+				break
+			}
+			continue
+		}
+		// Upgrade to an event stream.
+		sw := newSSEWriter(w)
+		sw.start(sess.id)
+		st.markUpgraded()
+		gen, takeover := st.attach()
+		if sess.version() >= Version20251125 {
+			if err := st.prime(r.Context(), sw); err != nil {
+				st.q.unpop(f)
+				st.detach(gen)
+				return
+			}
+		}
+		st.q.unpop(f)
+		for i := len(held) - 1; i >= 0; i-- {
+			st.q.unpop(held[i])
+		}
+		s.pump(r.Context(), sw, st, gen, takeover)
+		return
+	}
+	switch {
+	case len(held) == 0:
+		w.WriteHeader(http.StatusAccepted)
+	case !batch:
+		writeJSON(w, "", held[0].data)
+	default:
+		b := []byte{'['}
+		for i, f := range held {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, f.data...)
+		}
+		writeJSON(w, "", append(b, ']'))
+	}
+}

@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// janitor is the one server-wide goroutine that keeps sessions alive and
+// tidy: every KeepAlive interval it pings each open GET stream (with an ID
+// from the session's sharedIDAllocator, like any server-to-client request),
+// ends sessions idle past SessionIdleTimeout and sweeps old tombstones. A
+// session is never ended for an unanswered ping, so clients that only POST
+// keep their sessions.
+type janitor struct {
+	mu      sync.Mutex
+	started bool
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func (s *Server) startJanitor() {
+	j := &s.janitor
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.started || s.closing.Load() {
+		return
+	}
+	j.started = true
+	j.stop, j.done = make(chan struct{}), make(chan struct{})
+	go s.runJanitor(j.stop, j.done)
+}
+
+func (s *Server) stopJanitor() {
+	j := &s.janitor
+	j.mu.Lock()
+	started := j.started
+	if started && j.stop != nil {
+		close(j.stop)
+		j.stop = nil
+	}
+	j.mu.Unlock()
+	if started {
+		<-j.done
+	}
+}
+
+func (s *Server) runJanitor(stop, done chan struct{}) {
+	defer close(done)
+	every := s.opts.KeepAlive
+	if every <= 0 {
+		every = time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.tick()
+		}
+	}
+}
+
+// tick is one round of the janitor.
+func (s *Server) tick() {
+	now := time.Now()
+	s.smu.RLock()
+	list := make([]*session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.smu.RUnlock()
+	for _, sess := range list {
+		if s.idle(sess, now) {
+			s.logger.Debug("session expired", slog.String("session", sess.id))
+			s.endSession(s.baseCtx, sess)
+			continue
+		}
+		if s.opts.KeepAlive > 0 {
+			s.keepAlive(sess)
+		}
+	}
+	if sw, ok := s.pending.(interface{ Sweep() }); ok {
+		sw.Sweep()
+	}
+	if s.onTick != nil {
+		s.onTick()
+	}
+}
+
+// idle reports whether a session has had no request for SessionIdleTimeout
+// and has nothing running or open.
+func (s *Server) idle(sess *session, now time.Time) bool {
+	d := s.opts.SessionIdleTimeout
+	if d < 0 || now.Sub(time.Unix(0, sess.lastSeen.Load())) < d {
+		return false
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return len(sess.inflight) == 0 && (sess.standalone == nil || sess.standalone.takeover == nil)
+}
+
+// keepAlive pings the session's GET stream when a client is attached to it.
+// The previous ping, if still unanswered, expires (a late answer gets
+// "request expired"). Nothing else happens to the session.
+func (s *Server) keepAlive(sess *session) {
+	sess.mu.Lock()
+	st := sess.standalone
+	prev := sess.pingID
+	sess.pingID = nil
+	sess.mu.Unlock()
+	if st == nil || !st.attached() {
+		return
+	}
+	ctx := context.WithoutCancel(sess.ctx)
+	if prev != nil {
+		s.pending.Expire(ctx, sess.id, prev, true)
+	}
+	id := sess.ids.next()
+	data, _ := encodeRequest(id, "ping", nil)
+	_ = s.pending.Register(ctx, sess.id, id, func(Answer) {})
+	if !st.q.tryPush(frame{data: data}) {
+		s.pending.Expire(ctx, sess.id, id, false)
+		return
+	}
+	sess.mu.Lock()
+	sess.pingID = id
+	sess.mu.Unlock()
+	s.logger.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("session", sess.id),
+		slog.String("method", "ping"), slog.String("id", string(json.RawMessage(id))),
+		slog.String("route", routeName(st)), slog.String("outcome", "sent"))
+}

@@ -1,0 +1,120 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// legacyPeer is the peer of a call in a legacy session (2025-03-26 to
+// 2025-11-25): a live server-to-client request on the call's own stream,
+// through the requestScopedSender, and a wait for the answer.
+type legacyPeer struct {
+	sess     *session
+	sender   *requestScopedSender
+	parent   json.RawMessage // the incoming request's ID, for logs
+	caps     ClientCapabilities
+	level    func() LogLevel
+	progress json.RawMessage
+}
+
+func (p *legacyPeer) capabilities() ClientCapabilities { return p.caps }
+func (p *legacyPeer) logLevel() LogLevel               { return p.level() }
+func (p *legacyPeer) progressToken() json.RawMessage   { return p.progress }
+
+func (p *legacyPeer) notify(ctx context.Context, method string, params any) error {
+	data, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	_, err = p.sender.send(ctx, data)
+	return err
+}
+
+func (p *legacyPeer) request(ctx context.Context, _ string, method string, params any) (json.RawMessage, error) {
+	return p.sess.outbound(ctx, p.sender, p.parent, method, params)
+}
+
+// outbound sends one server-to-client request and waits for its answer. Its
+// lifecycle (parent request, ID, route, outcome) is logged at debug level as
+// one "outbound request" record per step, all carrying the same ID.
+func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, parent json.RawMessage, method string, params any) (json.RawMessage, error) {
+	s := sess.srv
+	id := sess.ids.next()
+	data, err := encodeRequest(id, method, params)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", method, err)
+	}
+	answers := make(chan Answer, 1)
+	if err := s.pending.Register(ctx, sess.id, id, func(a Answer) { answers <- a }); err != nil {
+		return nil, fmt.Errorf("%s: registering the request: %w", method, err)
+	}
+	log := s.logger.With(slog.String("session", sess.id), slog.String("method", method),
+		slog.String("id", string(id)), slog.String("parent", string(parent)))
+	route, err := snd.send(ctx, data)
+	if err != nil {
+		s.pending.Expire(context.WithoutCancel(ctx), sess.id, id, false)
+		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "not sent"), slog.String("error", err.Error()))
+		return nil, fmt.Errorf("sending %s: %w", method, err)
+	}
+	log = log.With(slog.String("route", routeName(route)))
+	log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "sent"))
+	var timeout <-chan time.Time
+	if d := s.opts.RequestTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var cause error
+	select {
+	case a := <-answers:
+		if a.Error != nil {
+			log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "error"), slog.Int("code", a.Error.Code))
+			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
+		}
+		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "answered"))
+		return a.Result, nil
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	case <-timeout:
+		cause = context.DeadlineExceeded
+	case <-sess.ctx.Done():
+		cause = ErrSessionNotFound
+	}
+	// The wait ended without an answer: leave a tombstone and tell the client
+	// on the same route.
+	s.pending.Expire(context.WithoutCancel(ctx), sess.id, id, true)
+	select {
+	case a := <-answers: // answered while we gave up: take it
+		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "answered"))
+		if a.Error != nil {
+			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
+		}
+		return a.Result, nil
+	default:
+	}
+	sess.sendCancelled(route, id, cause)
+	log.LogAttrs(context.WithoutCancel(ctx), slog.LevelDebug, "outbound request", slog.String("outcome", "cancelled"), slog.String("cause", cause.Error()))
+	if errors.Is(cause, errClientCancelled) {
+		return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, context.Canceled)
+	}
+	return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, cause)
+}
+
+// sendCancelled tells the client that the server stopped waiting for id, on
+// the route the request took. It waits briefly for room; the session's end
+// stops it.
+func (sess *session) sendCancelled(route *stream, id json.RawMessage, cause error) {
+	data, _ := encodeRequest(nil, "notifications/cancelled", struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason,omitempty"`
+	}{id, cause.Error()})
+	ctx, cancel := context.WithTimeout(sess.ctx, time.Second)
+	defer cancel()
+	if err := route.push(ctx, data); errors.Is(err, errStreamFinished) && !route.standalone {
+		_, _ = sess.sendStandalone(ctx, data, 0)
+	}
+}

@@ -1,0 +1,149 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// decodeMessages decodes one HTTP body or stdio line: a single message or a
+// batch array. A body that is not JSON is a *Error with CodeParseError. Each
+// element is checked on its own: bad[i] is the error for msgs[i] (nil when
+// the element is a valid message), so a batch answers every element.
+func decodeMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err *Error) {
+	body = trimSpace(body)
+	if len(body) == 0 {
+		return nil, nil, false, &Error{Code: CodeParseError, Message: "empty body"}
+	}
+	if body[0] == '[' {
+		var raws []json.RawMessage
+		if e := json.Unmarshal(body, &raws); e != nil {
+			return nil, nil, true, &Error{Code: CodeParseError, Message: "parse error: " + e.Error()}
+		}
+		if len(raws) == 0 {
+			return nil, nil, true, &Error{Code: CodeInvalidRequest, Message: "empty batch"}
+		}
+		msgs = make([]*message, len(raws))
+		bad = make([]*Error, len(raws))
+		for i, raw := range raws {
+			msgs[i], bad[i] = decodeMessage(raw)
+		}
+		return msgs, bad, true, nil
+	}
+	if !json.Valid(body) {
+		return nil, nil, false, &Error{Code: CodeParseError, Message: "parse error: the body is not valid JSON"}
+	}
+	m, e := decodeMessage(body)
+	return []*message{m}, []*Error{e}, false, nil
+}
+
+// decodeMessage decodes and checks one JSON-RPC message. The message is
+// returned even when invalid, so that an error can echo its ID.
+func decodeMessage(raw []byte) (*message, *Error) {
+	m := &message{}
+	if err := json.Unmarshal(raw, m); err != nil {
+		// Valid JSON of the wrong shape (an array, a string, "id": {}...).
+		m = &message{}
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(raw, &probe) == nil && validID(probe.ID) {
+			m.ID = probe.ID
+		}
+		return m, &Error{Code: CodeInvalidRequest, Message: "invalid request: not a JSON-RPC message object"}
+	}
+	if m.JSONRPC != "2.0" {
+		return m, invalidRequest(m, `"jsonrpc" must be "2.0"`)
+	}
+	if len(m.ID) > 0 && !validID(m.ID) {
+		m.ID = nil
+		return m, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or an integer"}
+	}
+	if len(m.Params) > 0 && trimSpace(m.Params)[0] != '{' {
+		return m, invalidRequest(m, "params must be an object")
+	}
+	switch {
+	case m.Method != "":
+		if m.Result != nil || m.Error != nil {
+			return m, invalidRequest(m, "a request carries no result or error")
+		}
+	case len(m.ID) == 0:
+		return m, invalidRequest(m, "neither a request, a notification nor a response")
+	case (m.Result != nil) == (m.Error != nil):
+		return m, invalidRequest(m, "a response carries exactly one of result and error")
+	}
+	return m, nil
+}
+
+func invalidRequest(m *message, why string) *Error {
+	if len(m.ID) > 0 && !validID(m.ID) {
+		m.ID = nil
+	}
+	return &Error{Code: CodeInvalidRequest, Message: "invalid request: " + why}
+}
+
+// encodeResponse encodes a result for id. result is json.RawMessage or a
+// value for encoding/json.
+func encodeResponse(id json.RawMessage, result any) ([]byte, error) {
+	var body []byte
+	if raw, ok := result.(json.RawMessage); ok {
+		body = raw
+	} else {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	b := make([]byte, 0, len(body)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, body...)
+	return append(b, '}'), nil
+}
+
+// encodeError encodes an error response; a nil id is written as null.
+func encodeError(id json.RawMessage, e *Error) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	eb, err := json.Marshal(e)
+	if err != nil {
+		eb, _ = json.Marshal(&Error{Code: e.Code, Message: e.Message})
+	}
+	b := make([]byte, 0, len(eb)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, eb...)
+	return append(b, '}')
+}
+
+// encodeRequest encodes a server-to-client request (id set) or a
+// notification (id nil).
+func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	var pb []byte
+	if params != nil {
+		var err error
+		if pb, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
+	}
+	b := make([]byte, 0, len(pb)+len(method)+48)
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if id != nil {
+		b = append(b, `"id":`...)
+		b = append(b, id...)
+		b = append(b, ',')
+	}
+	b = append(b, `"method":`...)
+	b = strconv.AppendQuote(b, method)
+	if pb != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, pb...)
+	}
+	return append(b, '}'), nil
+}
+
+func trimSpace(b []byte) []byte { return bytes.TrimSpace(b) }

@@ -1,0 +1,101 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// ListenAndServe serves the Server at path /mcp on addr (for example
+// "127.0.0.1:8080") until ctx ends, then shuts down gracefully: in-flight
+// calls get up to 10 seconds to finish. It returns nil after a clean
+// shutdown.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on an existing listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		_ = s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := s.Shutdown(sctx)
+	if herr := srv.Shutdown(sctx); herr != nil && err == nil {
+		err = herr
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Shutdown stops accepting new requests (503), waits until the running tool
+// calls finish or ctx ends, then ends every session: open streams close and
+// calls still running are cancelled. Answers to running calls' elicitations
+// are still accepted while it waits.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	s.shutdownModern()
+	err := s.calls.wait(ctx)
+	_ = s.Close()
+	return err
+}
+
+// Close ends every session at once and stops the keep-alive goroutine.
+func (s *Server) Close() error {
+	s.closing.Store(true)
+	s.shutdownModern()
+	s.calls.mu.Lock()
+	s.calls.closed = true
+	s.calls.mu.Unlock()
+	s.stopJanitor()
+	s.smu.Lock()
+	list := make([]*session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.smu.Unlock()
+	for _, sess := range list {
+		s.endSession(context.Background(), sess)
+	}
+	s.baseCancel()
+	return nil
+}
+
+// NotifyToolListChanged tells clients that the tool list changed: a
+// notifications/tools/list_changed on the GET stream of every legacy session
+// that has one (a session without one learns nothing, as the spec allows),
+// then the 2026-07-28 listeners.
+func (s *Server) NotifyToolListChanged() {
+	s.mu.Lock()
+	s.listPages = nil
+	s.mu.Unlock()
+	data, _ := encodeRequest(nil, "notifications/tools/list_changed", nil)
+	s.smu.RLock()
+	for _, sess := range s.sessions {
+		sess.mu.Lock()
+		st := sess.standalone
+		sess.mu.Unlock()
+		if st != nil {
+			st.q.tryPush(frame{data: data})
+		}
+	}
+	s.smu.RUnlock()
+	s.notifyModernToolListChanged()
+}

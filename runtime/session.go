@@ -1,0 +1,272 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// session is the live, in-process side of a legacy session: its streams, its
+// ID allocator and the calls it runs. What must survive the process (or be
+// shared between replicas) lives in the SessionStore as SessionState.
+type session struct {
+	id     string
+	srv    *Server
+	ids    sharedIDAllocator
+	ctx    context.Context // ends with the session (DELETE, expiry, shutdown)
+	cancel context.CancelFunc
+
+	lastSeen atomic.Int64 // unix nanoseconds of the last request
+
+	mu              sync.Mutex
+	state           SessionState
+	caps            ClientCapabilities
+	nextStream      uint64
+	streams         map[string]*stream // streams a client may resume
+	standalone      *stream
+	standaloneReady chan struct{}                      // closed when the GET stream first attaches
+	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
+	closed          bool
+	stdio           bool            // a stdio connection's session: not in the store
+	pingID          json.RawMessage // the outstanding keep-alive ping
+}
+
+// errClientCancelled is the cause of a handler context the client cancelled
+// with notifications/cancelled: its request gets no response.
+var errClientCancelled = errors.New("mcpgen: the client cancelled the request")
+
+// newSessionID returns 128 random bits, hex-encoded (visible ASCII).
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Server) liveSession(st SessionState) *session {
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: cancel, state: st}
+	sess.ids.prefix = s.opts.ReplicaID
+	sess.caps = parseClientCapabilities(st.ClientCapabilities)
+	sess.touch()
+	return sess
+}
+
+// parseClientCapabilities keeps what the runtime acts on; a malformed object
+// declares nothing.
+func parseClientCapabilities(raw json.RawMessage) ClientCapabilities {
+	var c ClientCapabilities
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &c)
+	}
+	c.Raw = raw
+	return c
+}
+
+// createSession starts a session after initialize.
+func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
+	st.ID = newSessionID()
+	if err := s.sessionStore.Create(ctx, st); err != nil {
+		return nil, err
+	}
+	sess := s.liveSession(st)
+	s.smu.Lock()
+	s.sessions[st.ID] = sess
+	s.smu.Unlock()
+	s.startJanitor()
+	return sess, nil
+}
+
+// lookupSession finds a session by ID: in this process first, then in the
+// store (a session another replica created).
+func (s *Server) lookupSession(ctx context.Context, id string) (*session, error) {
+	s.smu.RLock()
+	sess := s.sessions[id]
+	s.smu.RUnlock()
+	if sess != nil {
+		sess.touch()
+		return sess, nil
+	}
+	st, err := s.sessionStore.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if sess = s.sessions[id]; sess == nil {
+		sess = s.liveSession(st)
+		s.sessions[id] = sess
+	}
+	return sess, nil
+}
+
+// endSession terminates a session: its calls are cancelled, its streams end
+// and every store forgets it.
+func (s *Server) endSession(ctx context.Context, sess *session) {
+	s.smu.Lock()
+	delete(s.sessions, sess.id)
+	s.smu.Unlock()
+	sess.close()
+	_ = s.sessionStore.Delete(ctx, sess.id)
+	_ = s.events.DeleteSession(ctx, sess.id)
+	s.pending.DeleteSession(ctx, sess.id)
+}
+
+// close cancels the session's context and finishes its streams.
+func (sess *session) close() {
+	sess.cancel()
+	sess.mu.Lock()
+	sess.closed = true
+	streams := make([]*stream, 0, len(sess.streams)+1)
+	for _, st := range sess.streams {
+		streams = append(streams, st)
+	}
+	if sess.standalone != nil {
+		streams = append(streams, sess.standalone)
+	}
+	sess.mu.Unlock()
+	for _, st := range streams {
+		st.q.finish()
+	}
+}
+
+func (sess *session) touch() { sess.lastSeen.Store(time.Now().UnixNano()) }
+
+func (sess *session) snapshot() (SessionState, ClientCapabilities) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.state, sess.caps
+}
+
+func (sess *session) version() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.state.ProtocolVersion
+}
+
+// update changes the state and saves it.
+func (sess *session) update(ctx context.Context, f func(*SessionState)) error {
+	sess.mu.Lock()
+	f(&sess.state)
+	st := sess.state
+	stdio := sess.stdio
+	sess.mu.Unlock()
+	if stdio {
+		return nil
+	}
+	return sess.srv.sessionStore.Save(ctx, st)
+}
+
+func (sess *session) addStream(st *stream) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.streams == nil {
+		sess.streams = map[string]*stream{}
+	}
+	sess.streams[st.id] = st
+}
+
+func (sess *session) removeStream(st *stream) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	delete(sess.streams, st.id)
+}
+
+func (sess *session) stream(id string) *stream {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.standalone != nil && sess.standalone.id == id {
+		return sess.standalone
+	}
+	return sess.streams[id]
+}
+
+// standaloneStream returns the GET stream, creating it on first use.
+func (sess *session) standaloneStream() *stream {
+	sess.mu.Lock()
+	st := sess.standalone
+	sess.mu.Unlock()
+	if st != nil {
+		return st
+	}
+	st = sess.newStream(0, true, true)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.standalone != nil {
+		return sess.standalone
+	}
+	if sess.closed {
+		st.q.finish()
+	}
+	sess.standalone = st
+	if sess.standaloneReady != nil {
+		close(sess.standaloneReady)
+	} else {
+		sess.standaloneReady = closedChan
+	}
+	return st
+}
+
+// sendStandalone queues data on the GET stream, waiting up to wait for the
+// client to open one. It is the fallback of the requestScopedSender.
+func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.Duration) (*stream, error) {
+	sess.mu.Lock()
+	st := sess.standalone
+	if st == nil && sess.standaloneReady == nil {
+		sess.standaloneReady = make(chan struct{})
+	}
+	ready := sess.standaloneReady
+	sess.mu.Unlock()
+	if st == nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-sess.ctx.Done():
+			return nil, ErrSessionNotFound
+		case <-t.C:
+			return nil, errNoRoute
+		}
+		st = sess.standaloneStream()
+	}
+	return st, st.push(ctx, data)
+}
+
+// errNoRoute: the originating stream is finished and no GET stream opened in
+// time.
+var errNoRoute = errors.New("mcpgen: no open stream to the client (the request's stream is finished and no GET stream opened)")
+
+func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.inflight == nil {
+		sess.inflight = map[string]context.CancelCauseFunc{}
+	}
+	sess.inflight[string(trimSpace(id))] = cancel
+}
+
+func (sess *session) removeInflight(id json.RawMessage) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	delete(sess.inflight, string(trimSpace(id)))
+}
+
+// cancelInflight handles the client's notifications/cancelled.
+func (sess *session) cancelInflight(id json.RawMessage) bool {
+	sess.mu.Lock()
+	cancel := sess.inflight[string(trimSpace(id))]
+	sess.mu.Unlock()
+	if cancel != nil {
+		cancel(errClientCancelled)
+	}
+	return cancel != nil
+}

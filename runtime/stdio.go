@@ -1,0 +1,225 @@
+package runtime
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// ServeStdio serves one client over newline-delimited JSON-RPC on r and w
+// (a server started as a subprocess: os.Stdin, os.Stdout). It returns nil
+// when r reaches EOF, or ctx.Err() when ctx ends; running calls are
+// cancelled and waited for first, and everything queued is written. A read
+// from r that is blocked when ctx ends is abandoned (close r to end it).
+//
+// The connection is one legacy session (after initialize) and one stream:
+// every server-to-client message, responses included, goes out on w in the
+// order it was queued, with the same backpressure as an HTTP stream. A
+// 2026-07-28 message (modern _meta, before any initialize) is handed to the
+// stateless core.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	sess := s.liveSession(SessionState{ID: "stdio-" + newSessionID(), ProtocolVersion: Version20250326})
+	sess.stdio = true
+	out := sess.newStream(0, true, false)
+	out.stdio = true
+	defer s.pending.DeleteSession(context.Background(), sess.id)
+
+	writerDone := make(chan error, 1)
+	go func() { writerDone <- writeLines(w, out) }()
+
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() { readErr <- readLines(r, s.opts.MaxBodyBytes, lines, sess.ctx.Done()) }()
+
+	var handlers sync.WaitGroup
+	c := &stdioConn{s: s, sess: sess, out: out, handlers: &handlers}
+	var err error
+loop:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				if rerr := <-readErr; rerr != nil && !errors.Is(rerr, io.EOF) {
+					err = rerr
+				}
+				break loop
+			}
+			c.handle(ctx, line)
+		case <-ctx.Done():
+			err = ctx.Err()
+			break loop
+		case werr := <-writerDone:
+			sess.cancel()
+			handlers.Wait()
+			return fmt.Errorf("writing to the client: %w", werr)
+		}
+	}
+	sess.cancel()
+	handlers.Wait()
+	out.q.finish()
+	if werr := <-writerDone; werr != nil && err == nil {
+		err = fmt.Errorf("writing to the client: %w", werr)
+	}
+	return err
+}
+
+// stdioConn is the state of one ServeStdio loop.
+type stdioConn struct {
+	s        *Server
+	sess     *session
+	out      *stream
+	handlers *sync.WaitGroup
+	legacy   bool // an initialize was seen: no more 2026-07-28 routing
+}
+
+// handle serves one line.
+func (c *stdioConn) handle(ctx context.Context, line []byte) {
+	s, sess := c.s, c.sess
+	msgs, bad, batch, perr := decodeMessages(line)
+	if perr != nil {
+		c.out.q.tryPush(frame{data: encodeError(nil, perr)}) // nothing to wait for on a broken line
+		return
+	}
+	if batch && sess.version() != Version20250326 {
+		c.reply(nil, &Error{Code: CodeInvalidRequest, Message: "JSON-RPC batches are not allowed in protocol version " + sess.version()})
+		return
+	}
+	for i, m := range msgs {
+		switch {
+		case bad[i] != nil:
+			c.reply(m.ID, bad[i])
+		case !c.legacy && s.isModernStdio(m):
+			c.serveModern(m)
+		case m.Method == "initialize" && m.isRequest():
+			c.initialize(m)
+		case m.isRequest():
+			c.out.mu.Lock()
+			c.out.expect++
+			c.out.mu.Unlock()
+			c.handlers.Add(1)
+			go func() {
+				defer c.handlers.Done()
+				s.serveRequest(context.WithoutCancel(ctx), sess, m, c.out)
+			}()
+		case m.isNotification():
+			s.serveNotification(sess, m)
+		default:
+			if res := s.serveAnswer(sess, m); res != Delivered {
+				s.logger.LogAttrs(ctx, slog.LevelWarn, "answer refused", slog.String("session", sess.id),
+					slog.String("id", string(m.ID)), slog.Bool("expired", res == Expired))
+			}
+		}
+	}
+}
+
+func (c *stdioConn) reply(id json.RawMessage, e *Error) {
+	_ = c.out.q.pushFinal(frame{data: encodeError(id, e)})
+}
+
+func (c *stdioConn) initialize(m *message) {
+	st, result, rpcErr := c.s.initialize(m)
+	if rpcErr != nil {
+		c.reply(m.ID, rpcErr)
+		return
+	}
+	c.legacy = true
+	c.sess.mu.Lock()
+	c.sess.state.ProtocolVersion = st.ProtocolVersion
+	c.sess.state.ClientCapabilities = st.ClientCapabilities
+	c.sess.state.ClientInfo = st.ClientInfo
+	c.sess.caps = parseClientCapabilities(st.ClientCapabilities)
+	c.sess.mu.Unlock()
+	b, _ := encodeResponse(m.ID, result)
+	_ = c.out.q.pushFinal(frame{data: b})
+}
+
+// serveModern runs one 2026-07-28 message in its own goroutine; a client
+// notifications/cancelled for its ID cancels it like a legacy call.
+func (c *stdioConn) serveModern(m *message) {
+	ctx, cancel := context.WithCancelCause(c.sess.ctx)
+	if m.isRequest() {
+		c.sess.addInflight(m.ID, cancel)
+	}
+	send := func(ctx context.Context, msg *message) error {
+		data, err := json.Marshal(msg)
+		if err != nil {
+			return err
+		}
+		return c.out.push(ctx, data)
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer cancel(nil)
+		if m.isRequest() {
+			defer c.sess.removeInflight(m.ID)
+		}
+		c.s.serveModernStdio(ctx, m, send)
+	}()
+}
+
+// writeLines writes the stream's frames, one per line, until it is drained.
+func writeLines(w io.Writer, out *stream) error {
+	bw := bufio.NewWriter(w)
+	for {
+		f, ok, wait := out.q.pop()
+		if !ok {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			if out.q.drained() {
+				return nil
+			}
+			<-wait
+			continue
+		}
+		if _, err := bw.Write(f.data); err != nil {
+			return err
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+}
+
+// readLines sends each line of r (without its newline) until EOF or stop.
+func readLines(r io.Reader, limit int64, lines chan<- []byte, stop <-chan struct{}) error {
+	defer close(lines)
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br, limit)
+		if len(trimSpace(line)) > 0 {
+			select {
+			case lines <- line:
+			case <-stop:
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of at most limit bytes; a longer line is skipped
+// and reported as a parse error line.
+func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if int64(len(line)+len(chunk)) <= limit {
+			line = append(line, chunk...)
+		} else if line != nil || len(chunk) > 0 {
+			line = []byte("\x00too long")
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, err
+	}
+}

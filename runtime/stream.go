@@ -1,0 +1,154 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+)
+
+// errTakenOver: a newer connection resumed the stream; the old writer stops.
+var errTakenOver = errors.New("mcpgen: the stream was resumed on another connection")
+
+// stream is one logical outbound stream of a session: the response stream of
+// one POST, or the session's standalone GET stream. It outlives the connection
+// that carries it: when the client disconnects, frames keep queueing (bounded
+// by the backpressureWait) and a GET with Last-Event-ID resumes it on a new
+// connection, replaying what the old connection may have lost.
+type stream struct {
+	id         string
+	sess       *session
+	q          *backpressureWait
+	sse        bool // the client accepts text/event-stream here: senders may use it
+	standalone bool // the GET stream
+	stdio      bool // the one stream of a stdio connection
+
+	mu       sync.Mutex
+	expect   int    // responses still owed (POST streams)
+	gen      uint64 // current writer; a resume bumps it
+	takeover chan struct{}
+	upgraded bool // went out as SSE: its events are stored and resumable
+
+	wmu sync.Mutex // held while one event is stored and written
+}
+
+func (sess *session) newStream(expect int, sse, standalone bool) *stream {
+	sess.mu.Lock()
+	sess.nextStream++
+	id := strconv.FormatUint(sess.nextStream, 10)
+	sess.mu.Unlock()
+	return &stream{
+		id: id, sess: sess, sse: sse, standalone: standalone, expect: expect,
+		q: newBackpressureWait(sess.srv.opts.StreamBuffer),
+	}
+}
+
+// push queues a request or notification, waiting for room (backpressure).
+func (st *stream) push(ctx context.Context, data []byte) error {
+	return st.q.push(ctx, frame{data: data})
+}
+
+// respond queues the response to one request that arrived on this stream.
+// The last response finishes the stream.
+func (st *stream) respond(data []byte) {
+	_ = st.q.pushFinal(frame{data: data})
+	st.answered()
+}
+
+// answered records that one request of this stream ended, with or without
+// a response (a request the client cancelled gets none).
+func (st *stream) answered() {
+	st.mu.Lock()
+	st.expect--
+	last := st.expect <= 0
+	st.mu.Unlock()
+	if last && !st.standalone && !st.stdio {
+		st.q.finish()
+	}
+}
+
+// attach makes the caller the stream's writer, taking over from any earlier
+// connection. The returned channel closes when a newer writer takes over.
+func (st *stream) attach() (uint64, <-chan struct{}) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.takeover != nil {
+		close(st.takeover)
+	}
+	st.gen++
+	st.takeover = make(chan struct{})
+	return st.gen, st.takeover
+}
+
+// detach ends writer gen's turn, if it still has it.
+func (st *stream) detach(gen uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.gen == gen && st.takeover != nil {
+		close(st.takeover)
+		st.takeover = nil
+	}
+}
+
+// attached reports whether some connection currently writes the stream.
+func (st *stream) attached() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.takeover != nil
+}
+
+func (st *stream) current(gen uint64) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.gen == gen
+}
+
+// markUpgraded records that the stream went out as SSE and registers it for
+// resumption.
+func (st *stream) markUpgraded() {
+	st.mu.Lock()
+	st.upgraded = true
+	st.mu.Unlock()
+	st.sess.addStream(st)
+}
+
+// emit stores f as the stream's next event and writes it, unless writer gen
+// lost the stream, in which case f goes back to the head of the queue.
+func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) error {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	if !st.current(gen) {
+		st.q.unpop(f)
+		return errTakenOver
+	}
+	id, err := st.sess.srv.events.Append(ctx, st.sess.id, st.id, f.data)
+	if err != nil {
+		st.q.unpop(f)
+		return err
+	}
+	return w.event(id, f.data)
+}
+
+// prime writes the 2025-11-25 priming event (an ID and empty data) and the
+// reconnection delay.
+func (st *stream) prime(ctx context.Context, w *sseWriter) error {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	id, err := st.sess.srv.events.Append(ctx, st.sess.id, st.id, nil)
+	if err != nil {
+		return err
+	}
+	return w.prime(id, st.sess.srv.opts.RetryInterval)
+}
+
+// resume attaches a new writer after lastEventID: it replays every event
+// stored after it, then the writer continues with the queue.
+func (st *stream) resume(ctx context.Context, w *sseWriter, lastEventID string) (uint64, <-chan struct{}, error) {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	gen, takeover := st.attach()
+	_, err := st.sess.srv.events.Replay(ctx, st.sess.id, lastEventID, func(id string, data []byte) error {
+		return w.event(id, data)
+	})
+	return gen, takeover, err
+}
