@@ -96,7 +96,7 @@ func (s *stateSealer) open(token, method, name, digest string) (*requestState, e
 	if !ok {
 		return nil, errStateInvalid
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	if err != nil || len(raw) < s.aead.NonceSize() {
 		return nil, errStateInvalid
 	}
