@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+
+	"github.com/mcpgen/mcpgen/generator"
+)
+
+func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
+	var out, pkg string
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "generate [flags] INPUT...",
+		Short: "Generate a Go package from tool and elicitation JSON files",
+		Long: `generate reads JSON inputs (files, or folders of *.json files) and writes one Go
+package into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool and
+mcpgen_<elicitation>_elicitation.go per elicitation. A file holds a tool, an
+array of tools, a tools/list result {"tools": [...]}, or an elicitation
+({"name", "description", "mode": "form"|"url", "message"?, "requestedSchema"}).
+
+Only files whose bytes change are written; mcpgen files that are no longer
+generated are removed; other files are never touched. When an input is bad,
+every problem is printed as file:LINE:COL: /json/pointer: message and nothing
+is written. With --check nothing is written either: the exit code is 1 and a
+unified diff is printed when the folder differs from what would be generated.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("generate needs at least one INPUT (a JSON file or a folder of them)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGenerate(out, pkg, check, args, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", ".", "output folder")
+	cmd.Flags().StringVar(&pkg, "package", "", "Go package name (default: the package already in the output folder, else the folder's name)")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 with a diff when the output folder is not up to date")
+	return cmd
+}
+
+func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io.Writer) error {
+	if pkg == "" {
+		var err error
+		if pkg, err = defaultPackage(out); err != nil {
+			return usageError{err}
+		}
+	}
+	files, err := generator.ReadInputs(inputs)
+	if err != nil {
+		return err
+	}
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files})
+	if res != nil {
+		fmt.Fprint(stderr, res.Diagnostics.String())
+	}
+	if errors.Is(err, generator.ErrUsage) {
+		return usageError{err}
+	}
+	if err != nil {
+		if res != nil && res.Diagnostics.HasErrors() {
+			fmt.Fprintln(stderr, "mcpgen: nothing was written")
+			return errReported
+		}
+		return err
+	}
+	stale, err := staleFiles(out, res.Files)
+	if err != nil {
+		return err
+	}
+	if check {
+		diff, err := checkDiff(out, res.Files, stale)
+		if err != nil {
+			return err
+		}
+		if diff != "" {
+			fmt.Fprint(stdout, diff)
+			fmt.Fprintf(stderr, "mcpgen: %s is not up to date; run mcpgen generate\n", out)
+			return errReported
+		}
+		return nil
+	}
+	return write(out, res.Files, stale)
+}
+
+// defaultPackage is the package of the Go files already in dir, or else the
+// folder's name made into a valid package name.
+func defaultPackage(dir string) (string, error) {
+	entries, _ := os.ReadDir(dir)
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.PackageClauseOnly)
+		if err == nil {
+			return f.Name.Name, nil
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	name := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, filepath.Base(abs))
+	if name == "" || !token.IsIdentifier(name) {
+		return "", fmt.Errorf("cannot make a package name from folder %q; pass -package", filepath.Base(abs))
+	}
+	return name, nil
+}
+
+// staleFiles are mcpgen's files in dir (by name pattern and header) that
+// this generation does not produce.
+func staleFiles(dir string, files map[string][]byte) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; ok || e.IsDir() || !strings.HasPrefix(e.Name(), "mcpgen_") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if generator.Owned(e.Name(), data) {
+			stale = append(stale, e.Name())
+		}
+	}
+	return stale, nil
+}
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// checkDiff returns a unified diff from the folder to the generated files,
+// or "" when they match.
+func checkDiff(dir string, files map[string][]byte, stale []string) (string, error) {
+	var b strings.Builder
+	add := func(name string, old, cur []byte, fromName, toName string) error {
+		d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+			A: difflib.SplitLines(string(old)), B: difflib.SplitLines(string(cur)),
+			FromFile: fromName, ToFile: toName, Context: 3,
+		})
+		if err != nil {
+			return err
+		}
+		b.WriteString(d)
+		return nil
+	}
+	for _, name := range sortedNames(files) {
+		p := filepath.ToSlash(filepath.Join(dir, name))
+		old, err := os.ReadFile(filepath.Join(dir, name))
+		from := p
+		if errors.Is(err, os.ErrNotExist) {
+			old, from = nil, "/dev/null"
+		} else if err != nil {
+			return "", err
+		}
+		if bytes.Equal(old, files[name]) {
+			continue
+		}
+		if err := add(name, old, files[name], from, p); err != nil {
+			return "", err
+		}
+	}
+	for _, name := range stale {
+		p := filepath.ToSlash(filepath.Join(dir, name))
+		old, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "", err
+		}
+		if err := add(name, old, nil, p, "/dev/null"); err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// write writes the files whose bytes changed (through a temporary file and a
+// rename) and then removes the stale ones.
+func write(dir string, files map[string][]byte, stale []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range sortedNames(files) {
+		p := filepath.Join(dir, name)
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
+			continue
+		}
+		tmp, err := os.CreateTemp(dir, ".mcpgen-*.tmp")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.Write(files[name])
+		cerr := tmp.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := os.Rename(tmp.Name(), p); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+	}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

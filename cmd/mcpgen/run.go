@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// usageError marks an error in how mcpgen was called: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// errReported means the problems were already printed: exit 1, no more output.
+var errReported = errors.New("problems reported")
+
+// Run runs mcpgen with args (without the program name) and returns the exit
+// code: 0 on success, 1 on failure, 2 for a usage error.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(normalizeArgs(args))
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errReported) {
+		return 1
+	}
+	fmt.Fprintf(stderr, "mcpgen: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+		fmt.Fprintln(stderr, "Run 'mcpgen help' for usage.")
+		return 2
+	}
+	return 1
+}
+
+// normalizeArgs accepts the Go-style single-dash spellings of long flags
+// (-package, -check, -out) that //go:generate lines often use.
+func normalizeArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		for _, long := range []string{"package", "check", "out"} {
+			if a == "-"+long || strings.HasPrefix(a, "-"+long+"=") {
+				out[i] = "-" + a
+			}
+		}
+	}
+	return out
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "mcpgen",
+		Short:         "Generate typed Go MCP servers from JSON tool and elicitation schemas",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newGenerateCmd(stdout, stderr), newVersionCmd(stdout), newInitCmd(stdin, stdout, stderr), newDemoCmd(stdin, stdout, stderr))
+	return root
+}
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mcpgen's version",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(stdout, "mcpgen %s\n", buildVersion())
+			return nil
+		},
+	}
+}
+
+// buildVersion is the module version mcpgen was built from, or "(devel)".
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("%s takes no arguments", cmd.Name())}
+	}
+	return nil
+}
