@@ -193,6 +193,7 @@ func failAll(t *testing.T, r *row, err error) {
 func runCheck(ctx context.Context, name string, s session, obs *observed, tap *wireTap) (string, error) {
 	switch name {
 	case "elicitation":
+		mark := tap.mark()
 		res, err := s.callTool(ctx, "test_elicitation", map[string]any{"message": "interop: please fill in this form"}, "")
 		if err := complete(res, err); err != nil {
 			return "", err
@@ -222,8 +223,13 @@ func runCheck(ctx context.Context, name string, s session, obs *observed, tap *w
 		if !regexp.MustCompile(`(?i)accept`).MatchString(text) {
 			return "", fmt.Errorf("result does not say the form was accepted: %s", brief(text))
 		}
-		return fmt.Sprintf("form %s accepted", strings.Join(keys, ",")), nil
+		route, err := tap.route(mark, "elicitation/create")
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("form %s accepted, %s", strings.Join(keys, ","), route), nil
 	case "sampling":
+		mark := tap.mark()
 		res, err := s.callTool(ctx, "test_sampling", map[string]any{"prompt": "interop: say hello"}, "")
 		if err := complete(res, err); err != nil {
 			return "", err
@@ -237,7 +243,11 @@ func runCheck(ctx context.Context, name string, s session, obs *observed, tap *w
 		if text := strings.Join(res.Texts, "\n"); !strings.Contains(text, sampledText) {
 			return "", fmt.Errorf("result does not carry the sampled text: %s", brief(text))
 		}
-		return "sampled text returned", nil
+		route, err := tap.route(mark, "sampling/createMessage")
+		if err != nil {
+			return "", err
+		}
+		return "sampled text returned, " + route, nil
 	case "progress":
 		token := fmt.Sprintf("interop-progress-%d", time.Now().UnixNano())
 		res, err := s.callTool(ctx, "test_tool_with_progress", map[string]any{}, token)
@@ -345,6 +355,7 @@ type wireTap struct {
 }
 
 type wireMessage struct {
+	Via    string // "GET" (the standalone stream) or "POST" (a response stream)
 	Method string
 	ID     string // raw JSON id, for responses
 	Params json.RawMessage
@@ -394,16 +405,17 @@ func (w *wireTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		w.mu.Unlock()
 	}
 	ct := res.Header.Get("Content-Type")
+	via := req.Method
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
-		res.Body = &sseTap{ReadCloser: res.Body, tap: w}
+		res.Body = &sseTap{ReadCloser: res.Body, tap: w, via: via}
 	case strings.HasPrefix(ct, "application/json"):
 		body, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		w.noteIncoming(body)
+		w.noteIncoming(via, body)
 		res.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return res, nil
@@ -429,7 +441,7 @@ func (w *wireTap) noteRequest(body []byte) {
 	}
 }
 
-func (w *wireTap) noteIncoming(data []byte) {
+func (w *wireTap) noteIncoming(via string, data []byte) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -439,7 +451,7 @@ func (w *wireTap) noteIncoming(data []byte) {
 		return
 	}
 	w.mu.Lock()
-	w.in = append(w.in, wireMessage{Method: msg.Method, ID: string(msg.ID), Params: msg.Params})
+	w.in = append(w.in, wireMessage{Via: via, Method: msg.Method, ID: string(msg.ID), Params: msg.Params})
 	w.mu.Unlock()
 }
 
@@ -465,6 +477,37 @@ func (w *wireTap) progressBeforeResponse(token string) []progressNote {
 	return notes
 }
 
+// mark returns a position in the record of incoming messages.
+func (w *wireTap) mark() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.in)
+}
+
+// route says how the server's requests of method since mark reached the
+// client: on a POST response stream (the request-scoped sender, as
+// SEP-2260 requires), through input_required results (2026-07-28, where no
+// server request crosses the wire), or on the standalone GET stream, which
+// is an error.
+func (w *wireTap) route(mark int, method string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	onPOST := 0
+	for _, m := range w.in[mark:] {
+		if m.Method != method || m.ID == "" {
+			continue
+		}
+		if m.Via == http.MethodGet {
+			return "", fmt.Errorf("%s arrived on the standalone GET stream, not on the stream of the tools/call that caused it", method)
+		}
+		onPOST++
+	}
+	if onPOST == 0 {
+		return "as an input_required round", nil
+	}
+	return "on the POST stream", nil
+}
+
 // getSummary says what became of the client's GET requests.
 func (w *wireTap) getSummary() string {
 	w.mu.Lock()
@@ -487,6 +530,7 @@ func (w *wireTap) getSummary() string {
 type sseTap struct {
 	io.ReadCloser
 	tap     *wireTap
+	via     string
 	pending []byte
 	data    bytes.Buffer
 }
@@ -504,7 +548,7 @@ func (s *sseTap) Read(p []byte) (int, error) {
 		switch {
 		case len(line) == 0:
 			if s.data.Len() > 0 {
-				s.tap.noteIncoming(s.data.Bytes())
+				s.tap.noteIncoming(s.via, s.data.Bytes())
 				s.data.Reset()
 			}
 		case bytes.HasPrefix(line, []byte("data:")):

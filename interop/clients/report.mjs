@@ -42,6 +42,11 @@ for (const r of rows) {
         details.push(`${r.client} ${r.transport} ${r.config}: ${n}: ${r.results?.[n]?.detail ?? 'no result'}`);
     }
 }
+console.log('\nwhat each run saw:');
+for (const r of rows) {
+    console.log(`  ${r.client} ${r.transport} ${r.config}:`);
+    for (const n of checks.order) console.log(`    ${n}: ${r.results?.[n]?.ok ? 'ok' : 'FAIL'}: ${r.results?.[n]?.detail ?? 'no result'}`);
+}
 if (details.length) {
     console.log('\nfailures:');
     for (const d of details) console.log('  ' + d);

@@ -74,7 +74,10 @@ export const checks = {
         stopReason: 'endTurn'
     },
 
-    async elicitation({ call, seen }) {
+    async elicitation(ctx) {
+        const { call, seen } = ctx;
+        const wireStart = ctx.wire.length;
+        const getStart = ctx.onGet.length;
         const result = await call('test_elicitation', { message: 'interop: please fill in this form' });
         expectComplete(result);
         const asked = seen.elicitation.at(-1);
@@ -87,16 +90,20 @@ export const checks = {
             throw new Error(`result does not carry the accepted content (${JSON.stringify(marker)}): ${brief(text)}`);
         }
         if (!/accept/i.test(text)) throw new Error(`result does not say the form was accepted: ${brief(text)}`);
-        return { ok: true, detail: `form ${Object.keys(sent).join(',')} accepted` };
+        const how = route(ctx, wireStart, getStart, 'elicitation/create');
+        return { ok: true, detail: `form ${Object.keys(sent).join(',')} accepted, ${how}` };
     },
 
-    async sampling({ call, seen }) {
+    async sampling(ctx) {
+        const { call, seen } = ctx;
+        const wireStart = ctx.wire.length;
+        const getStart = ctx.onGet.length;
         const result = await call('test_sampling', { prompt: 'interop: say hello' });
         expectComplete(result);
         if (seen.sampling.length === 0) throw new Error('the tool returned without sending sampling/createMessage');
         const text = texts(result).join('\n');
         if (!text.includes(SAMPLED_TEXT)) throw new Error(`result does not carry the sampled text: ${brief(text)}`);
-        return { ok: true, detail: 'sampled text returned' };
+        return { ok: true, detail: `sampled text returned, ${route(ctx, wireStart, getStart, 'sampling/createMessage')}` };
     },
 
     // The server's notifications are counted on the wire (in the order the
@@ -131,6 +138,21 @@ export const checks = {
         return { ok: true, detail: 'text matches' };
     }
 };
+
+// route says how the server's requests of method reached the client during
+// one call: on the stream of the tools/call that caused them (the
+// request-scoped sender; SEP-2260 makes that a MUST for sampling and
+// elicitation), as an input_required round (2026-07-28: no server request
+// crosses the wire), or on the standalone GET stream, which is an error.
+function route(ctx, wireStart, getStart, method) {
+    const onGet = ctx.onGet.slice(getStart).join('');
+    if (new RegExp(`"method"\\s*:\\s*"${method}"`).test(onGet)) {
+        throw new Error(`${method} arrived on the standalone GET stream, not on the stream of the tools/call that caused it`);
+    }
+    const asRequest = ctx.wire.slice(wireStart).some(m => m.method === method && 'id' in m);
+    if (!asRequest) return 'as an input_required round';
+    return ctx.transport === 'stdio' ? 'as a request on stdio' : 'on the POST stream';
+}
 
 export function withTimeout(promise, ms, what) {
     let timer;

@@ -44,20 +44,31 @@ const row = {
     results: {}
 };
 
-// Every GET the client attempts is recorded; with --no-get it is refused here.
+// Every GET the client attempts is recorded, and what the server sends on an
+// open GET stream is kept (onGet) to tell which stream carried a server
+// request; with --no-get every GET is refused here.
 const gets = [];
+const onGet = [];
 async function recordingFetch(url, init) {
     const method = (init?.method ?? 'GET').toUpperCase();
-    if (method === 'GET') {
-        if (noGet) {
-            gets.push(405);
-            return new Response(null, { status: 405, statusText: 'Method Not Allowed', headers: { Allow: 'POST, DELETE' } });
-        }
-        const res = await fetch(url, init);
-        gets.push(res.status);
-        return res;
+    if (method !== 'GET') return fetch(url, init);
+    if (noGet) {
+        gets.push(405);
+        return new Response(null, { status: 405, statusText: 'Method Not Allowed', headers: { Allow: 'POST, DELETE' } });
     }
-    return fetch(url, init);
+    const res = await fetch(url, init);
+    gets.push(res.status);
+    if (!res.ok || !res.body) return res;
+    const [mine, theirs] = res.body.tee();
+    (async () => {
+        const decoder = new TextDecoder();
+        try {
+            for await (const chunk of mine) onGet.push(decoder.decode(chunk, { stream: true }));
+        } catch {
+            // the client closed the stream
+        }
+    })();
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 async function load() {
@@ -150,7 +161,7 @@ async function main() {
 
     for (const name of checks.order) {
         try {
-            row.results[name] = await checks[name]({ call, seen, wire });
+            row.results[name] = await checks[name]({ call, seen, wire, onGet, transport: opt.transport });
         } catch (err) {
             row.results[name] = { ok: false, detail: String(err?.message ?? err) };
         }
