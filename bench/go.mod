@@ -9,9 +9,12 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
+require github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
+
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
