@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"time"
 )
 
@@ -17,16 +16,13 @@ const (
 )
 
 // modernCore is the per-Server state of the 2026-07-28 stateless core: the
-// sealer for requestState, the subscriptions/listen streams, and the
-// x-mcp-header parameters of each tool. Nothing in it belongs to a client:
+// sealer for requestState and the subscriptions/listen streams (the
+// x-mcp-header parameters live on each registeredTool, parsed by AddTool). Nothing in it belongs to a client:
 // every request carries what the server needs to know about its client.
 type modernCore struct {
 	s      *Server
 	sealer *stateSealer
 	listen *listenHub
-
-	mu           sync.Mutex
-	headerParams map[*registeredTool][]headerParam // parsed once per registered tool
 }
 
 func newModernCore(s *Server) *modernCore {
@@ -36,7 +32,7 @@ func newModernCore(s *Server) *modernCore {
 		// cannot seal state must not run with a guessable key.
 		panic(err)
 	}
-	return &modernCore{s: s, sealer: sealer, listen: newListenHub(), headerParams: map[*registeredTool][]headerParam{}}
+	return &modernCore{s: s, sealer: sealer, listen: newListenHub()}
 }
 
 // modernStream carries notifications related to one request back to its
@@ -149,25 +145,4 @@ func (m *modernCore) tool(name string) *registeredTool {
 	m.s.mu.RLock()
 	defer m.s.mu.RUnlock()
 	return m.s.byName[name]
-}
-
-// paramsOf returns the x-mcp-header parameters of t, parsed on first use. A
-// schema whose x-mcp-header annotations break the rules gets none (AddTool
-// rejects such a tool once it calls parseHeaderParams).
-func (m *modernCore) paramsOf(t *registeredTool) []headerParam {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if hp, ok := m.headerParams[t]; ok {
-		return hp
-	}
-	var def struct {
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	_ = json.Unmarshal(t.Definition, &def)
-	hp, err := parseHeaderParams(def.InputSchema)
-	if err != nil {
-		m.s.logger.Warn("ignoring the tool's x-mcp-header annotations", "tool", t.Name, "err", err)
-	}
-	m.headerParams[t] = hp
-	return hp
 }

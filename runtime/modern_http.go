@@ -67,7 +67,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
 		return
 	}
-	reply := s.core().dispatch(r.Context(), &modernRequest{msg: msg, meta: meta, header: r.Header}, out)
+	reply := s.modern.dispatch(r.Context(), &modernRequest{msg: msg, meta: meta, header: r.Header}, out)
 	out.finish(msg.ID, reply)
 }
 

@@ -74,12 +74,12 @@ func (h *listenHub) shutdown() { h.once.Do(func() { close(h.closed) }) }
 // subscriptions/listen stream that asked for it. NotifyToolListChanged calls
 // it after notifying the legacy sessions.
 func (s *Server) notifyModernToolListChanged() {
-	s.core().listen.publish("notifications/tools/list_changed", func(f subscriptionFilter) bool { return f.ToolsListChanged })
+	s.modern.listen.publish("notifications/tools/list_changed", func(f subscriptionFilter) bool { return f.ToolsListChanged })
 }
 
 // shutdownModern ends every subscriptions/listen stream with its final
 // result, so that a graceful shutdown can drain them.
-func (s *Server) shutdownModern() { s.core().listen.shutdown() }
+func (s *Server) shutdownModern() { s.modern.listen.shutdown() }
 
 // subscribe serves subscriptions/listen: the acknowledgement first, then the
 // notifications the filter asked for, each tagged with the subscription ID

@@ -45,7 +45,7 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 		reply(replyError(0, e))
 		return
 	}
-	reply(s.core().dispatch(ctx, &modernRequest{msg: msg, meta: meta}, out))
+	reply(s.modern.dispatch(ctx, &modernRequest{msg: msg, meta: meta}, out))
 }
 
 // modernStdioStream sends a request's notifications as their own lines.

@@ -64,7 +64,7 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 		args = json.RawMessage("{}")
 	}
 	if req.header != nil {
-		if e := checkHeaderParams(req.header, m.paramsOf(t), args); e != nil {
+		if e := checkHeaderParams(req.header, t.headerParams, args); e != nil {
 			return replyError(http.StatusBadRequest, e)
 		}
 	}
