@@ -1,0 +1,416 @@
+package redisstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The multi-process harness: replica processes (internal/replica) sharing
+// one Redis, and a client that spreads every HTTP request over them with no
+// stickiness.
+
+var (
+	buildOnce   sync.Once
+	replicaPath string
+	buildErr    error
+)
+
+// replicaBinary builds internal/replica once per test binary (with -race,
+// so the runtime's races show in the replicas too).
+func replicaBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpgen-replica-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		replicaPath = filepath.Join(dir, "replica")
+		out, err := exec.Command("go", "build", "-race", "-o", replicaPath, "./internal/replica").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("building the replica: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return replicaPath
+}
+
+// replica is one running server process.
+type replica struct {
+	url, id string
+	cmd     *exec.Cmd
+	stderr  *lockedBuffer
+	exited  chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startReplicas starts n replicas on redisAddr under prefix; extra flags go
+// to every replica. They are stopped (SIGTERM, then SIGKILL) at cleanup.
+func startReplicas(t testing.TB, n int, redisAddr, prefix string, extra ...string) []*replica {
+	t.Helper()
+	bin := replicaBinary(t)
+	var rs []*replica
+	for i := range n {
+		args := append([]string{"-redis", redisAddr, "-prefix", prefix}, extra...)
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "MCPGEN_STATE_KEY=shared-test-key-0123456789abcdef")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &replica{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+		cmd.Stderr = r.stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { cmd.Wait(); close(r.exited) }()
+		t.Cleanup(func() {
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-r.exited:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				<-r.exited
+			}
+			if t.Failed() {
+				if s := r.stderr.String(); s != "" {
+					t.Logf("replica %d (%s) stderr:\n%s", i, r.id, s)
+				}
+			}
+		})
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil {
+			t.Fatalf("replica %d did not start: %v\n%s", i, err, r.stderr.String())
+		}
+		// "listening http://ADDR/mcp replica=ID"
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "listening" {
+			t.Fatalf("replica %d printed %q", i, line)
+		}
+		r.url, r.id = f[1], strings.TrimPrefix(f[2], "replica=")
+		go io.Copy(io.Discard, stdout)
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// kill stops a replica abruptly, as a crash would.
+func (r *replica) kill() {
+	r.cmd.Process.Kill()
+	<-r.exited
+}
+
+// cluster is the client side: every HTTP request goes to the next replica in
+// turn, whatever session or call it belongs to.
+type cluster struct {
+	urls []string
+	next atomic.Uint64
+	http *http.Client
+}
+
+func newCluster(rs []*replica) *cluster {
+	c := &cluster{http: &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: 256,
+		DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+	}}}
+	for _, r := range rs {
+		c.urls = append(c.urls, r.url)
+	}
+	return c
+}
+
+func (c *cluster) pick() string { return c.urls[int(c.next.Add(1)-1)%len(c.urls)] }
+
+// pickOther is the next replica in turn that is not avoid.
+func (c *cluster) pickOther(avoid string) string {
+	for {
+		if u := c.pick(); u != avoid || len(c.urls) == 1 {
+			return u
+		}
+	}
+}
+
+// msg is a JSON-RPC message as the client sees it.
+type msg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+// session is one MCP client session over the cluster.
+type session struct {
+	c       *cluster
+	id      string
+	version string
+	nextID  atomic.Int64
+}
+
+const protocolVersion = "2025-11-25"
+
+// do POSTs body to url and returns the response (the caller closes it).
+func (s *session) do(ctx context.Context, method, url string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if s.id != "" {
+		req.Header.Set("Mcp-Session-Id", s.id)
+		req.Header.Set("MCP-Protocol-Version", s.version)
+	}
+	return s.c.http.Do(req)
+}
+
+// readMessages calls fn for each JSON-RPC message of a response, JSON or SSE,
+// until fn returns true or the body ends.
+func readMessages(resp *http.Response, fn func(*msg) (bool, error)) error {
+	ct := resp.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "application/json") {
+		var m msg
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			return fmt.Errorf("decoding JSON response: %w", err)
+		}
+		_, err := fn(&m)
+		return err
+	}
+	if !strings.HasPrefix(ct, "text/event-stream") {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("HTTP %d %s: %s", resp.StatusCode, ct, b)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var data strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data.Len() == 0 {
+				continue // priming event or keep-alive
+			}
+			var m msg
+			if err := json.Unmarshal([]byte(data.String()), &m); err != nil {
+				return fmt.Errorf("decoding SSE data %q: %w", data.String(), err)
+			}
+			data.Reset()
+			done, err := fn(&m)
+			if done || err != nil {
+				return err
+			}
+		case strings.HasPrefix(line, "data:"):
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading the stream: %w", err)
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// rpc sends one request to url and returns its response message.
+func (s *session) rpc(ctx context.Context, url, method string, params any) (*msg, *http.Response, error) {
+	id := s.nextID.Add(1)
+	resp, err := s.do(ctx, http.MethodPost, url, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, resp, fmt.Errorf("%s: HTTP %d: %s", method, resp.StatusCode, b)
+	}
+	var out *msg
+	err = readMessages(resp, func(m *msg) (bool, error) {
+		if m.Method == "" && string(m.ID) == strconv.FormatInt(id, 10) {
+			out = m
+			return true, nil
+		}
+		return false, nil
+	})
+	if out == nil && err == nil {
+		err = errors.New(method + ": no response")
+	}
+	return out, resp, err
+}
+
+// initialize opens a session through the next replica and sends
+// notifications/initialized through another.
+func (c *cluster) initialize(ctx context.Context) (*session, error) {
+	s := &session{c: c}
+	m, resp, err := s.rpc(ctx, c.pick(), "initialize", map[string]any{
+		"protocolVersion": protocolVersion,
+		"capabilities":    map[string]any{"elicitation": map[string]any{}},
+		"clientInfo":      map[string]any{"name": "replica-test", "version": "1"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("initialize: %s", m.Error.Message)
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	json.Unmarshal(m.Result, &res)
+	s.id, s.version = resp.Header.Get("Mcp-Session-Id"), res.ProtocolVersion
+	if s.id == "" {
+		return nil, errors.New("initialize: no Mcp-Session-Id")
+	}
+	if err := s.post(ctx, c.pick(), map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, http.StatusAccepted); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// post sends a notification or response and checks the status.
+func (s *session) post(ctx context.Context, url string, body any, want int) error {
+	resp, err := s.do(ctx, http.MethodPost, url, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("HTTP %d (want %d): %s", resp.StatusCode, want, b)
+	}
+	io.Copy(io.Discard, resp.Body)
+	return nil
+}
+
+// askOutcome is what one "ask" call came to.
+type askOutcome struct {
+	callURL, answerURL string
+	elicitationID      json.RawMessage
+	result             *askResult
+	toolError          string // isError text or JSON-RPC error message
+	err                error  // transport-level error
+}
+
+type askResult struct {
+	N       int    `json:"n"`
+	Value   int    `json:"value"`
+	Replica string `json:"replica"`
+}
+
+func answerValue(n int) int { return n*7 + 3 }
+
+// ask runs tools/call "ask" on the next replica and answers its elicitation
+// through another replica (chosen by answerTo, or the next one in turn).
+// onElicit, if set, runs before answering and may veto the answer.
+func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) bool) askOutcome {
+	var o askOutcome
+	o.callURL = s.c.pick()
+	id := s.nextID.Add(1)
+	resp, err := s.do(ctx, http.MethodPost, o.callURL, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": "ask", "arguments": map[string]any{"n": n}}})
+	if err != nil {
+		o.err = err
+		return o
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		o.err = fmt.Errorf("tools/call: HTTP %d: %s", resp.StatusCode, b)
+		return o
+	}
+	o.err = readMessages(resp, func(m *msg) (bool, error) {
+		switch {
+		case m.Method == "elicitation/create":
+			o.elicitationID = m.ID
+			var p struct {
+				Message string `json:"message"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Message != fmt.Sprintf("call %d", n) {
+				return true, fmt.Errorf("call %d got the elicitation of %q", n, p.Message)
+			}
+			if onElicit != nil && !onElicit(&o) {
+				return false, nil
+			}
+			o.answerURL = s.c.pickOther(o.callURL)
+			ans := map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"action": "accept", "content": map[string]any{"value": answerValue(n)}}}
+			if err := s.post(ctx, o.answerURL, ans, http.StatusAccepted); err != nil {
+				return true, fmt.Errorf("answering on %s: %w", o.answerURL, err)
+			}
+		case m.Method == "" && string(m.ID) == strconv.FormatInt(id, 10):
+			if m.Error != nil {
+				o.toolError = m.Error.Message
+				return true, nil
+			}
+			var r struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+				IsError bool `json:"isError"`
+			}
+			if err := json.Unmarshal(m.Result, &r); err != nil || len(r.Content) == 0 {
+				return true, fmt.Errorf("bad result %s", m.Result)
+			}
+			if r.IsError {
+				o.toolError = r.Content[0].Text
+				return true, nil
+			}
+			var ar askResult
+			if err := json.Unmarshal([]byte(r.Content[0].Text), &ar); err != nil {
+				return true, fmt.Errorf("bad result text %q", r.Content[0].Text)
+			}
+			o.result = &ar
+			return true, nil
+		}
+		return false, nil
+	})
+	return o
+}

@@ -1,0 +1,109 @@
+// Command replica is the test server of the multi-replica tests: one MCP
+// server process with an elicitation tool, sharing its sessions, pending
+// requests and events with its peers through Redis. It binds 127.0.0.1:0 and
+// prints "listening http://ADDR/mcp replica=ID" on stdout once it serves.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpgen/mcpgen/redisstore"
+	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// pick is the form the "ask" tool sends: one integer.
+var pick = &runtime.Elicitation{
+	Name:            "pick",
+	Mode:            "form",
+	Message:         "Pick a number",
+	RequestedSchema: json.RawMessage(`{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"]}`),
+}
+
+const askDefinition = `{"name":"ask","description":"Asks the user for a number and echoes it with the call's own n.",` +
+	`"inputSchema":{"type":"object","properties":{"n":{"type":"integer"},"session":{"type":"string"}},"required":["n"]}}`
+
+// AskResult is what "ask" returns as its text block.
+type AskResult struct {
+	N       int    `json:"n"`
+	Value   int    `json:"value"`
+	Replica string `json:"replica"`
+}
+
+func main() {
+	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
+	prefix := flag.String("prefix", "mcpgen:", "Redis key prefix")
+	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
+	opTimeout := flag.Duration("op-timeout", time.Second, "bound on each Redis operation")
+	debug := flag.Bool("debug", false, "debug logs on stderr")
+	flag.Parse()
+
+	level := slog.LevelWarn
+	if *debug {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	rdb := redis.NewClient(&redis.Options{
+		Addr: *redisAddr, ContextTimeoutEnabled: true, MaxRetries: 1,
+		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
+	})
+	defer rdb.Close()
+	store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, Logger: logger})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	defer store.Close()
+
+	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout,
+		StateKey: []byte(os.Getenv("MCPGEN_STATE_KEY"))}
+	store.Configure(&opts)
+	srv := runtime.NewServer(opts)
+	err = srv.AddTool(runtime.Tool{
+		Name:         "ask",
+		Definition:   json.RawMessage(askDefinition),
+		Elicitations: []*runtime.Elicitation{pick},
+		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
+			var in struct {
+				N int `json:"n"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, err
+			}
+			var ans struct {
+				Value int `json:"value"`
+			}
+			if err := call.Elicit(ctx, pick, fmt.Sprintf("call %d", in.N), &ans); err != nil {
+				return nil, err
+			}
+			out, _ := json.Marshal(AskResult{N: in.N, Value: ans.Value, Replica: store.ReplicaID()})
+			return runtime.ContentResult(call, []runtime.Content{runtime.Text(string(out))}), nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening http://%s/mcp replica=%s\n", ln.Addr(), store.ReplicaID())
+	if err := srv.Serve(ctx, ln); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,249 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func testPrefix(t testing.TB) string { return "it:" + t.Name() + ":" + randomHex(4) + ":" }
+
+// replicaIndex maps a URL to its replica.
+func replicaIndex(rs []*replica, url string) int {
+	for i, r := range rs {
+		if r.url == url {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestThreeReplicasServeOneSession(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t))
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// Two sessions, each initialized through one replica and used through all.
+	var sessions []*session
+	for range 2 {
+		s, err := c.initialize(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	for i := range 3 {
+		m, _, err := sessions[0].rpc(ctx, c.urls[i], "tools/list", map[string]any{})
+		if err != nil || m.Error != nil || !strings.Contains(string(m.Result), `"name":"ask"`) {
+			t.Fatalf("tools/list on replica %d: %v %+v", i, err, m)
+		}
+	}
+
+	// 100 concurrent elicitation round trips, 50 per session, each answered
+	// through a different replica than the one running the call.
+	const calls = 100
+	out := make([]askOutcome, calls)
+	var wg sync.WaitGroup
+	for n := range calls {
+		wg.Go(func() { out[n] = sessions[n%2].ask(ctx, n, nil) })
+	}
+	wg.Wait()
+	forwarded := 0
+	for n, o := range out {
+		if o.err != nil || o.toolError != "" || o.result == nil {
+			t.Errorf("call %d: err=%v toolError=%q", n, o.err, o.toolError)
+			continue
+		}
+		if o.result.N != n || o.result.Value != answerValue(n) {
+			t.Errorf("call %d got %+v: another call's data", n, *o.result)
+		}
+		ci, ai := replicaIndex(rs, o.callURL), replicaIndex(rs, o.answerURL)
+		if ci == ai || ci < 0 || ai < 0 {
+			t.Errorf("call %d ran on %d and was answered on %d", n, ci, ai)
+		}
+		if o.result.Replica != rs[ci].id {
+			t.Errorf("call %d posted to replica %s ran on %s", n, rs[ci].id, o.result.Replica)
+		}
+		if !strings.HasPrefix(strings.Trim(string(o.elicitationID), `"`), rs[ci].id+"-") {
+			t.Errorf("call %d: elicitation ID %s lacks the prefix of replica %s", n, o.elicitationID, rs[ci].id)
+		}
+		forwarded++
+	}
+	if forwarded != calls {
+		t.Fatalf("%d of %d calls completed with their own answer", forwarded, calls)
+	}
+}
+
+func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t))
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every replica has served the session (and holds it locally) before the delete.
+	for i := range 3 {
+		if m, _, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Fatalf("tools/list on replica %d before DELETE: %v", i, err)
+		}
+	}
+	resp, err := s.do(ctx, http.MethodDelete, c.urls[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("DELETE: HTTP %d", resp.StatusCode)
+	}
+	for i := range 3 {
+		_, resp, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{})
+		if resp == nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("replica %d after DELETE: %v (want 404)", i, err)
+		}
+	}
+	// The other session is untouched.
+	for i := range 3 {
+		if m, _, err := other.rpc(ctx, c.urls[i], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Errorf("other session on replica %d: %v", i, err)
+		}
+	}
+}
+
+func TestLateAndForeignAnswersAreRefusedEverywhere(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t), "-request-timeout", "300ms")
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intruder, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The client never answers: the wait ends on the call's replica.
+	o := s.ask(ctx, 1, func(o *askOutcome) bool {
+		// Meanwhile another session answers this ID on every replica: refused.
+		for i := range 3 {
+			m := answerFrom(t, ctx, intruder, c.urls[i], o.elicitationID)
+			if !strings.Contains(strings.ToLower(m), "no request") && !strings.Contains(strings.ToLower(m), "unknown") {
+				t.Errorf("another session's answer on replica %d: %q (want refused as unknown)", i, m)
+			}
+		}
+		return false
+	})
+	if o.err != nil || o.result != nil || o.toolError == "" {
+		t.Fatalf("unanswered call: err=%v result=%v", o.err, o.result)
+	}
+	for i := range 3 {
+		if m := answerFrom(t, ctx, s, c.urls[i], o.elicitationID); !strings.Contains(strings.ToLower(m), "expired") {
+			t.Errorf("late answer on replica %d: %q (want request expired)", i, m)
+		}
+	}
+	if m := answerFrom(t, ctx, s, c.urls[0], []byte(`"never-sent-1"`)); strings.Contains(strings.ToLower(m), "expired") || m == "" {
+		t.Errorf("answer to an unknown ID: %q (want a reply distinct from expired)", m)
+	}
+}
+
+// answerFrom posts an accept answer to id and returns the error text of the
+// reply ("" for 202 Accepted).
+func answerFrom(t *testing.T, ctx context.Context, s *session, url string, id []byte) string {
+	t.Helper()
+	resp, err := s.do(ctx, http.MethodPost, url, map[string]any{"jsonrpc": "2.0", "id": rawID(id),
+		"result": map[string]any{"action": "accept", "content": map[string]any{"value": 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusAccepted {
+		return ""
+	}
+	var body strings.Builder
+	b := make([]byte, 4096)
+	n, _ := resp.Body.Read(b)
+	body.Write(b[:n])
+	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body.String())
+}
+
+type rawID []byte
+
+func (r rawID) MarshalJSON() ([]byte, error) { return r, nil }
+
+func TestKilledReplicaEndsItsCallsWithErrors(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t), "-request-timeout", "5s")
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 30
+	var asked sync.WaitGroup
+	asked.Add(calls)
+	killed := make(chan struct{})
+	go func() { asked.Wait(); rs[1].kill(); close(killed) }()
+	out := make([]askOutcome, calls)
+	var wg sync.WaitGroup
+	for n := range calls {
+		wg.Go(func() {
+			// Each call waits, holding its elicitation, until replica 1 is dead.
+			out[n] = s.ask(ctx, n, func(*askOutcome) bool { asked.Done(); <-killed; return true })
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatal("calls hung past the test's deadline")
+	}
+	var done, onDead, failedElsewhere int
+	for n, o := range out {
+		ci := replicaIndex(rs, o.callURL)
+		switch {
+		case o.result != nil && o.result.N == n && o.result.Value == answerValue(n):
+			done++
+			if ci == 1 {
+				t.Errorf("call %d completed on the killed replica", n)
+			}
+		case ci == 1:
+			onDead++ // its stream broke: a transport error for the client
+			if o.err == nil {
+				t.Errorf("call %d on the killed replica ended without an error: %+v", n, o)
+			}
+		default:
+			// The answer went to the dead replica: a connection error the
+			// client sees at once; the call itself then times out cleanly.
+			failedElsewhere++
+			if o.err == nil && o.toolError == "" {
+				t.Errorf("call %d: neither a result nor an error", n)
+			}
+			t.Logf("call %d on replica %d: err=%v toolError=%q", n, ci, o.err, o.toolError)
+		}
+	}
+	t.Logf("completed %d, ended with the dead replica %d, other errors %d", done, onDead, failedElsewhere)
+	if onDead != calls/3 || done == 0 {
+		t.Fatalf("want %d calls ended by the kill and the rest completed or failed cleanly", calls/3)
+	}
+	// The survivors serve the session on.
+	live := newCluster([]*replica{rs[0], rs[2]})
+	s.c = live
+	if o := s.ask(ctx, 1000, nil); o.result == nil || o.result.Value != answerValue(1000) {
+		t.Fatalf("after the kill: %+v", o)
+	}
+}
+
