@@ -175,11 +175,12 @@ func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionError answers a failed session lookup: 404 when the session is
-// unknown or terminated (the client initializes again), 500 otherwise.
+// unknown or terminated (the client initializes again), 503 when the store
+// failed (the client must not re-initialize because the store blinked).
 func (s *Server) sessionError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if errors.Is(err, ErrSessionNotFound) {
 		writeError(w, http.StatusNotFound, id, &Error{Code: CodeInvalidRequest, Message: "session not found (unknown or terminated); initialize again"})
 		return
 	}
-	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "loading the session: " + err.Error()})
+	writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
 }

@@ -80,6 +80,9 @@ func (s *Server) tick() {
 			s.endSession(s.baseCtx, sess)
 			continue
 		}
+		if s.opts.Sessions != nil && s.refresh(s.baseCtx, sess) != nil {
+			continue // ended on another replica (or the store is down: try next tick)
+		}
 		if s.opts.KeepAlive > 0 {
 			s.keepAlive(sess)
 		}

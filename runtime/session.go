@@ -88,6 +88,13 @@ func (s *Server) lookupSession(ctx context.Context, id string) (*session, error)
 	sess := s.sessions[id]
 	s.smu.RUnlock()
 	if sess != nil {
+		if s.opts.Sessions != nil {
+			// A shared store is the truth: another replica may have ended the
+			// session or changed its log level.
+			if err := s.refresh(ctx, sess); err != nil {
+				return nil, err
+			}
+		}
 		sess.touch()
 		return sess, nil
 	}
@@ -102,6 +109,32 @@ func (s *Server) lookupSession(ctx context.Context, id string) (*session, error)
 		s.sessions[id] = sess
 	}
 	return sess, nil
+}
+
+// refresh reloads a session's state from a shared store; a session the store
+// no longer has ends here too.
+func (s *Server) refresh(ctx context.Context, sess *session) error {
+	st, err := s.sessionStore.Load(ctx, sess.id)
+	if errors.Is(err, ErrSessionNotFound) {
+		s.dropLocal(sess)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	sess.mu.Lock()
+	sess.state.LogLevel = st.LogLevel
+	sess.state.Initialized = st.Initialized
+	sess.mu.Unlock()
+	return nil
+}
+
+// dropLocal forgets a session in this process only (it ended elsewhere).
+func (s *Server) dropLocal(sess *session) {
+	s.smu.Lock()
+	delete(s.sessions, sess.id)
+	s.smu.Unlock()
+	sess.close()
 }
 
 // endSession terminates a session: its calls are cancelled, its streams end
