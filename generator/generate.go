@@ -138,6 +138,7 @@ func (g *gen) build(m *model) {
 		g.elicits[e.name] = ir
 		g.order = append(g.order, ir)
 	}
+	toolNames := map[string]place{}
 	for _, t := range m.tools {
 		ir := &toolIR{def: t, goName: goName(t.name)}
 		if t.goName != "" {
@@ -148,6 +149,11 @@ func (g *gen) build(m *model) {
 		if t.goNameAt != nil {
 			at = place{t.at.src, t.goNameAt}
 		}
+		if first, ok := toolNames[ir.goName]; ok {
+			g.rep.errorf(at, hint, "tool %q gets the Go name %q, like the tool at %s", t.name, ir.goName, first)
+			continue
+		}
+		toolNames[ir.goName] = at
 		ir.file = "mcpgen_" + snake(ir.goName) + "_tool.go"
 		if !claimFile(ir.file, at, hint) {
 			continue

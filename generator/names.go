@@ -8,7 +8,7 @@ import (
 
 // commonInitialisms are written in capitals inside Go names (userId -> UserID).
 var commonInitialisms = keySet("ACL", "API", "ASCII", "CPU", "CSS", "CSV", "DB", "DNS", "EOF", "GID", "GUID", "HTML", "HTTP",
-	"HTTPS", "ID", "IDS", "IP", "JSON", "JWT", "LHS", "MCP", "OS", "PID", "QPS", "RAM", "RHS", "RPC", "SHA", "SLA", "SMTP",
+	"HTTPS", "ID", "IP", "JSON", "JWT", "LHS", "MCP", "OS", "PID", "QPS", "RAM", "RHS", "RPC", "SHA", "SLA", "SMTP",
 	"SQL", "SSH", "TCP", "TLS", "TTL", "UDP", "UI", "UID", "UUID", "URI", "URL", "UTF8", "VM", "XML", "XMPP", "XSRF", "XSS")
 
 // words splits a name at separators, case changes and letter/digit runs:

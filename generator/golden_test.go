@@ -1,0 +1,194 @@
+package generator
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+const goldenRoot = "../testdata/golden"
+
+// goldenCase is one folder of testdata/golden: input/*.json, the expected
+// package in want/ and the expected diagnostics in want.stderr.
+type goldenCase struct {
+	name   string
+	dir    string
+	inputs []InputFile
+}
+
+func goldenCases(t *testing.T) []goldenCase {
+	t.Helper()
+	entries, err := os.ReadDir(goldenRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []goldenCase
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(goldenRoot, e.Name())
+		names, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
+		if err != nil || len(names) == 0 {
+			t.Fatalf("%s: no input/*.json", dir)
+		}
+		sort.Strings(names)
+		c := goldenCase{name: e.Name(), dir: dir}
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.inputs = append(c.inputs, InputFile{Path: "input/" + filepath.Base(n), Data: data})
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) < 25 {
+		t.Fatalf("only %d golden cases", len(cases))
+	}
+	return cases
+}
+
+func goldenPackage(name string) string { return strings.ReplaceAll(name, "-", "") }
+
+// generateCase runs the pipeline and returns the files and the stderr text.
+func generateCase(t *testing.T, c goldenCase, inputs []InputFile) (map[string][]byte, string) {
+	t.Helper()
+	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs})
+	if res == nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if err != nil && !res.Diagnostics.HasErrors() {
+		t.Fatalf("Generate failed without diagnostics: %v", err)
+	}
+	if err != nil && res.Files != nil {
+		t.Fatal("Generate returned files along with errors")
+	}
+	return res.Files, res.Diagnostics.String()
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range goldenCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			files, stderr := generateCase(t, c, c.inputs)
+
+			// Input order must not matter: reversed and rotated give the same bytes.
+			for _, perm := range [][]InputFile{reversed(c.inputs), rotated(c.inputs)} {
+				f2, s2 := generateCase(t, c, perm)
+				if s2 != stderr || !sameFiles(files, f2) {
+					t.Fatal("a different input order gives different output")
+				}
+			}
+
+			wantDir := filepath.Join(c.dir, "want")
+			stderrFile := filepath.Join(c.dir, "want.stderr")
+			if *update {
+				os.RemoveAll(wantDir)
+				for name, data := range files {
+					os.MkdirAll(wantDir, 0o755)
+					if err := os.WriteFile(filepath.Join(wantDir, name), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				os.Remove(stderrFile)
+				if stderr != "" {
+					if err := os.WriteFile(stderrFile, []byte(stderr), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			want := map[string][]byte{}
+			entries, _ := os.ReadDir(wantDir)
+			for _, e := range entries {
+				data, err := os.ReadFile(filepath.Join(wantDir, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[e.Name()] = data
+			}
+			if len(want) == 0 && len(files) > 0 {
+				t.Fatalf("missing golden %s (run go test ./generator -run Golden -update)", wantDir)
+			}
+			for name, data := range files {
+				if !bytes.Equal(want[name], data) {
+					t.Errorf("%s differs from the golden (run with -update and review the diff)", name)
+				}
+			}
+			for name := range want {
+				if _, ok := files[name]; !ok {
+					t.Errorf("golden %s is no longer generated", name)
+				}
+			}
+			wantStderr, err := os.ReadFile(stderrFile)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if string(wantStderr) != stderr {
+				t.Errorf("diagnostics differ:\n--- want\n%s--- got\n%s", wantStderr, stderr)
+			}
+		})
+	}
+}
+
+// TestGoldenCompiles builds and vets every golden package.
+func TestGoldenCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	var pkgs []string
+	for _, c := range goldenCases(t) {
+		if _, err := os.Stat(filepath.Join(c.dir, "want", "mcpgen_handler.go")); err == nil {
+			pkgs = append(pkgs, "./testdata/golden/"+c.name+"/want")
+		}
+	}
+	if len(pkgs) < 15 {
+		t.Fatalf("only %d golden packages", len(pkgs))
+	}
+	cmd := exec.Command("go", append([]string{"vet"}, pkgs...)...)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet: %v\n%s", err, out)
+	}
+	// gofmt-stable: formatting again changes nothing.
+	cmd = exec.Command("gofmt", "-l", "testdata/golden")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("gofmt -l: %v\n%s", err, out)
+	}
+}
+
+func reversed(in []InputFile) []InputFile {
+	out := make([]InputFile, len(in))
+	for i, f := range in {
+		out[len(in)-1-i] = f
+	}
+	return out
+}
+
+func rotated(in []InputFile) []InputFile {
+	if len(in) < 2 {
+		return in
+	}
+	return append(append([]InputFile(nil), in[1:]...), in[0])
+}
+
+func sameFiles(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !bytes.Equal(b[k], v) {
+			return false
+		}
+	}
+	return true
+}
