@@ -6,7 +6,8 @@
 # drives it with:
 #   - TypeScript SDK v1 (@modelcontextprotocol/sdk) over Streamable HTTP and stdio,
 #   - TypeScript SDK v2 (@modelcontextprotocol/client) over Streamable HTTP in
-#     its default (2025) mode and pinned to 2026-07-28, and over stdio pinned,
+#     its default (2025) mode, pinned to 2026-07-28 and in its auto mode
+#     (server/discover probe), and over stdio pinned to 2026-07-28,
 #   - the Go SDK and mcp-go clients over Streamable HTTP (Go tests of this module),
 # each through a form elicitation, a sampling request, progress notifications
 # and a plain tool call, with the default GET behaviour and POST-only.
@@ -95,6 +96,7 @@ ts --sdk v2 --transport http --url "$url" --no-get
 ts --sdk v2 --era modern --transport http --url "$url"
 ts --sdk v2 --era modern --transport http --url "$url" --no-get
 ts --sdk v2 --era modern --transport stdio --command "$work/server" -- -stdio
+ts --sdk v2 --era auto --transport http --url "$url"
 
 # The Go clients: 4 go-sdk runs and 3 mcp-go runs (see *_test.go).
 runs=$((runs + 7))

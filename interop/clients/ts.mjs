@@ -7,8 +7,9 @@
 //   node ts.mjs --sdk v1|v2 --transport stdio --command BIN [--era ...] -- [ARG]...
 //
 // --sdk v1 is @modelcontextprotocol/sdk (2025 era); --sdk v2 is
-// @modelcontextprotocol/client, whose --era modern pins 2026-07-28 and whose
-// --era legacy is its default (no version probe, plain initialize).
+// @modelcontextprotocol/client, whose --era modern pins 2026-07-28, --era auto
+// probes with server/discover and falls back to initialize, and --era legacy
+// is its default (no probe, plain initialize).
 // --no-get makes the client POST-only: neither SDK has a switch to skip the
 // standalone GET stream, so the client's own fetch answers every GET with 405
 // Method Not Allowed, which the spec allows a server to do and which both SDKs
@@ -36,7 +37,7 @@ const pkg = opt.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextproto
 const pkgVersion = JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
 
 const row = {
-    client: `${opt.sdk === 'v1' ? 'ts-sdk' : 'ts-client'} ${pkgVersion}${opt.sdk === 'v2' && opt.era === 'modern' ? ' (pinned 2026-07-28)' : ''}`,
+    client: `${opt.sdk === 'v1' ? 'ts-sdk' : 'ts-client'} ${pkgVersion}${opt.sdk !== 'v2' ? '' : opt.era === 'modern' ? ' (pinned 2026-07-28)' : opt.era === 'auto' ? ' (auto)' : ''}`,
     transport: opt.transport,
     config: opt.transport === 'stdio' ? 'default' : noGet ? 'no-GET' : 'default',
     protocol: '',
@@ -90,7 +91,12 @@ async function load() {
     if (opt.sdk === 'v2') {
         const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
         const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-        const options = opt.era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {};
+        const options =
+            opt.era === 'modern'
+                ? { versionNegotiation: { mode: { pin: '2026-07-28' } } }
+                : opt.era === 'auto'
+                  ? { versionNegotiation: { mode: 'auto' } }
+                  : {};
         return {
             Client,
             StreamableHTTPClientTransport,
