@@ -26,7 +26,11 @@ server_pkg=${INTEROP_SERVER_PKG:-examples/conformance}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-interop.XXXXXX")
 server_pid=
+client_pid=
 cleanup() {
+	if [ -n "$client_pid" ]; then
+		kill -- -"$client_pid" 2>/dev/null || true
+	fi
 	if [ -n "$server_pid" ]; then
 		kill "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
@@ -82,10 +86,16 @@ results="$work/results.jsonl"
 runs=0
 
 # ts CLIENT-ARGS...: one TypeScript client run; its JSON line goes to $results.
+# It runs in a process group of its own, killed afterwards, so a stdio server
+# the client spawned cannot outlive it.
 ts() {
 	runs=$((runs + 1))
 	step "ts.mjs $*"
-	timeout 180 "$node" "$here/clients/ts.mjs" "$@" >>"$results" 2>>"$work/clients.log" || true
+	setsid timeout 180 "$node" "$here/clients/ts.mjs" "$@" >>"$results" 2>>"$work/clients.log" &
+	client_pid=$!
+	wait "$client_pid" || true
+	kill -- -"$client_pid" 2>/dev/null || true
+	client_pid=
 }
 
 ts --sdk v1 --transport http --url "$url"
