@@ -9,7 +9,14 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
-require github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
+require (
+	github.com/dave/jennifer v1.7.1 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+)
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -26,3 +33,5 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+tool github.com/mcpgen/mcpgen/cmd/mcpgen
