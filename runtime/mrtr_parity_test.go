@@ -164,6 +164,9 @@ func runModernTrip(t *testing.T, ts *httptest.Server, args string) (string, []as
 			return canonical(t, b, "resultType", "_meta"), qs, round
 		}
 		reqs := res["inputRequests"].(map[string]any)
+		if want := []string{"city", "city_2", "sampling"}[min(round, 3)-1]; len(reqs) != 1 || reqs[want] == nil {
+			t.Errorf("round %d asks %v, want key %s", round, reqs, want)
+		}
 		responses := map[string]any{}
 		for _, k := range slices.Sorted(mapsKeys(reqs)) {
 			q := reqs[k].(map[string]any)

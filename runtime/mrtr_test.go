@@ -1,8 +1,13 @@
 package runtime
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -258,6 +263,99 @@ func TestMRTRAnswerHandling(t *testing.T) {
 	t.Run("tools/list is never input_required", func(t *testing.T) {
 		if rt := c.call("tools/list", nil).result(t)["resultType"]; rt != "complete" {
 			t.Errorf("resultType = %v", rt)
+		}
+	})
+}
+
+func TestMRTROutcomes(t *testing.T) {
+	leakCheck(t)
+	tools := []Tool{
+		{Name: "skip_missing", Definition: toolDef("skip_missing", ""), Elicitations: []*Elicitation{userNameForm},
+			Handler: func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+				// Falls back to sampling when the client cannot show forms.
+				var a nameAnswer
+				err := call.Elicit(ctx, userNameForm, "", &a)
+				if errors.Is(err, ErrCapabilityMissing) {
+					_, err = call.CreateMessage(ctx, UserText("Make up a name", 10))
+				}
+				return nil, err
+			}},
+		{Name: "concurrent", Definition: toolDef("concurrent", ""), Elicitations: []*Elicitation{userNameForm, stepForm},
+			Handler: func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+				errs := make([]error, 3)
+				var wg sync.WaitGroup
+				for i, ask := range []func() error{
+					func() error { return call.Elicit(ctx, userNameForm, "", nil) },
+					func() error { return call.Elicit(ctx, stepForm, "", nil) },
+					func() error { _, err := call.ListRoots(ctx); return err },
+				} {
+					wg.Add(1)
+					go func() { defer wg.Done(); errs[i] = ask() }()
+				}
+				wg.Wait()
+				return ContentResult(call, []Content{Text("all answered")}), errors.Join(errs...)
+			}},
+		{Name: "liar", Definition: toolDef("liar", ""),
+			Handler: func(context.Context, *Call, json.RawMessage) (*ToolResult, error) { return nil, ErrInputRequired }},
+		{Name: "panics", Definition: toolDef("panics", ""),
+			Handler: func(context.Context, *Call, json.RawMessage) (*ToolResult, error) { panic("boom") }},
+		{Name: "rpc_error", Definition: toolDef("rpc_error", ""),
+			Handler: func(context.Context, *Call, json.RawMessage) (*ToolResult, error) {
+				return nil, fmt.Errorf("wrapped: %w", NewError(-32042, "custom"))
+			}},
+		{Name: "typed", Definition: toolDef("typed", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
+			Handler: func(_ context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+				return ContentResult(call, []Content{Text("ran")}), nil
+			}},
+	}
+	c := modernServer(t, newTestServer(t, tools...))
+	c.caps = allCaps
+
+	t.Run("a handler may skip what the client cannot answer", func(t *testing.T) {
+		reqs, _ := inputRequired(t, c.call("tools/call", map[string]any{"name": "skip_missing"}, withCaps(map[string]any{"sampling": map[string]any{}})))
+		if len(reqs) != 1 || reqs["sampling"] == nil {
+			t.Errorf("want only the sampling question, got %v", reqs)
+		}
+	})
+	t.Run("questions asked concurrently leave in one round", func(t *testing.T) {
+		reqs, state := inputRequired(t, c.call("tools/call", map[string]any{"name": "concurrent"}))
+		if len(reqs) != 3 || reqs["user_name"] == nil || reqs["step"] == nil || reqs["roots"] == nil {
+			t.Fatalf("got %v", reqs)
+		}
+		r := c.call("tools/call", map[string]any{"name": "concurrent", "requestState": state, "inputResponses": map[string]any{
+			"user_name": accept(map[string]any{"name": "A"}), "step": accept(map[string]any{"value": "v"}), "roots": rootsAnswer}})
+		if got := completeText(t, r); got != "all answered" {
+			t.Errorf("text = %q", got)
+		}
+	})
+	t.Run("ErrInputRequired without a question is an internal error", func(t *testing.T) {
+		if r := c.call("tools/call", map[string]any{"name": "liar"}); r.errCode(t) != CodeInternalError {
+			t.Errorf("got %s", r.body)
+		}
+	})
+	t.Run("a panic is an internal error and the server goes on", func(t *testing.T) {
+		if r := c.call("tools/call", map[string]any{"name": "panics"}); r.errCode(t) != CodeInternalError {
+			t.Errorf("got %s", r.body)
+		}
+		if r := c.call("tools/list", nil); r.status != http.StatusOK {
+			t.Errorf("after the panic: HTTP %d", r.status)
+		}
+	})
+	t.Run("a *Error is the JSON-RPC error", func(t *testing.T) {
+		if r := c.call("tools/call", map[string]any{"name": "rpc_error"}); r.errCode(t) != -32042 {
+			t.Errorf("got %s", r.body)
+		}
+	})
+	t.Run("invalid arguments are a tool error the model can read", func(t *testing.T) {
+		r := c.call("tools/call", map[string]any{"name": "typed", "arguments": map[string]any{"n": "x"}})
+		if res := r.result(t); res["isError"] != true || res["resultType"] != "complete" || !strings.Contains(jsonOf(res["content"]), "invalid arguments") {
+			t.Errorf("got %s", r.body)
+		}
+	})
+	t.Run("an unknown tool is -32602", func(t *testing.T) {
+		r := c.call("tools/call", map[string]any{"name": "nope"})
+		if r.status != http.StatusOK || r.errCode(t) != CodeInvalidParams {
+			t.Errorf("got HTTP %d %s", r.status, r.body)
 		}
 	})
 }
