@@ -140,6 +140,26 @@ type cluster struct {
 	urls []string
 	next atomic.Uint64
 	http *http.Client
+
+	mu   sync.Mutex
+	dead map[string]bool // replicas a load balancer's health check took out
+}
+
+// markDead takes a replica out of the rotation, as a load balancer's health
+// check does once a backend stops answering.
+func (c *cluster) markDead(url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead == nil {
+		c.dead = map[string]bool{}
+	}
+	c.dead[url] = true
+}
+
+func (c *cluster) isDead(url string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead[url]
 }
 
 func newCluster(rs []*replica) *cluster {
@@ -153,7 +173,14 @@ func newCluster(rs []*replica) *cluster {
 	return c
 }
 
-func (c *cluster) pick() string { return c.urls[int(c.next.Add(1)-1)%len(c.urls)] }
+func (c *cluster) pick() string {
+	for range 2 * len(c.urls) {
+		if u := c.urls[int(c.next.Add(1)-1)%len(c.urls)]; !c.isDead(u) {
+			return u
+		}
+	}
+	return c.urls[0]
+}
 
 // pickOther is the next replica in turn that is not avoid.
 func (c *cluster) pickOther(avoid string) string {
@@ -335,8 +362,9 @@ type askOutcome struct {
 	callURL, answerURL string
 	elicitationID      json.RawMessage
 	result             *askResult
-	toolError          string // isError text or JSON-RPC error message
-	err                error  // transport-level error
+	toolError          string        // isError text or JSON-RPC error message
+	err                error         // transport-level error
+	answerLatency      time.Duration // from posting the answer to reading the result
 }
 
 type askResult struct {
@@ -366,6 +394,7 @@ func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) b
 		o.err = fmt.Errorf("tools/call: HTTP %d: %s", resp.StatusCode, b)
 		return o
 	}
+	var answered time.Time
 	o.err = readMessages(resp, func(m *msg) (bool, error) {
 		switch {
 		case m.Method == "elicitation/create":
@@ -381,6 +410,7 @@ func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) b
 				return false, nil
 			}
 			o.answerURL = s.c.pickOther(o.callURL)
+			answered = time.Now()
 			ans := map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"action": "accept", "content": map[string]any{"value": answerValue(n)}}}
 			if err := s.post(ctx, o.answerURL, ans, http.StatusAccepted); err != nil {
 				return true, fmt.Errorf("answering on %s: %w", o.answerURL, err)
@@ -408,6 +438,9 @@ func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) b
 				return true, fmt.Errorf("bad result text %q", r.Content[0].Text)
 			}
 			o.result = &ar
+			if !answered.IsZero() {
+				o.answerLatency = time.Since(answered)
+			}
 			return true, nil
 		}
 		return false, nil

@@ -43,7 +43,7 @@ func main() {
 	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
 	prefix := flag.String("prefix", "mcpgen:", "Redis key prefix")
 	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
-	opTimeout := flag.Duration("op-timeout", time.Second, "bound on each Redis operation")
+	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	flag.Parse()
 
@@ -55,8 +55,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	redis.SetLogger(quietRedis{})
 	rdb := redis.NewClient(&redis.Options{
-		Addr: *redisAddr, ContextTimeoutEnabled: true, MaxRetries: 1,
+		Addr: *redisAddr, ContextTimeoutEnabled: true, MaxRetries: 1, PoolSize: 128,
 		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
 	})
 	defer rdb.Close()
@@ -107,3 +108,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// quietRedis drops go-redis's own log lines (one per failed dial while Redis
+// is down); the store reports failures through its errors and logger.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
