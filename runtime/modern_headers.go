@@ -21,13 +21,11 @@ const (
 
 // standardHeaders are the values of the standard headers of one POST.
 type standardHeaders struct {
-	version, method  string
-	name             string
-	hasName          bool
-	bodyName         string // what Mcp-Name must equal
-	bodyNamePresent  bool
-	versionPresent   bool
-	methodHeaderSent bool
+	version, method string
+	name            string // Mcp-Name, decoded
+	hasName         bool
+	bodyName        string // what Mcp-Name must equal
+	bodyNamePresent bool
 }
 
 // readStandardHeaders checks that the standard headers are present and well
@@ -35,17 +33,15 @@ type standardHeaders struct {
 // -32020 HeaderMismatch.
 func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error) {
 	sh := &standardHeaders{}
-	sh.version, sh.versionPresent = modernHeader(h, headerProtocolVersion)
-	if !sh.versionPresent {
+	var ok bool
+	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
 		return nil, headerMismatch(headerProtocolVersion, "the %s header is required", headerProtocolVersion)
 	}
-	sh.method, sh.methodHeaderSent = modernHeader(h, headerMethod)
-	if !sh.methodHeaderSent {
+	if sh.method, ok = modernHeader(h, headerMethod); !ok {
 		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
 	}
 	sh.bodyName, sh.bodyNamePresent = mcpNameOf(msg)
-	raw, ok := modernHeader(h, headerName)
-	if ok {
+	if raw, ok := modernHeader(h, headerName); ok {
 		v, err := decodeHeaderValue(raw)
 		if err != nil {
 			return nil, headerMismatch(headerName, "%s: %v", headerName, err)
