@@ -72,6 +72,8 @@ function verdict(checks) {
   if (failed.length) return { v: 'FAIL', ids: failed };
   const warned = bad('WARNING');
   if (warned.length) return { v: 'WARN', ids: warned };
+  // A scenario that only skipped (nothing to test here) has no SUCCESS.
+  if (!checks.some((c) => c.status === 'SUCCESS')) return { v: 'skipped', ids: [] };
   return { v: 'pass', ids: [] };
 }
 
@@ -98,13 +100,14 @@ function cell(rev, scenario) {
   // where it disagrees.
   if (rev === '2025-11-25' && v === 'pass' && runs['0.1.16'].has(scenario)) {
     const old = verdict(runs['0.1.16'].get(scenario));
-    if (old.v !== 'pass') {
+    if (old.v === 'FAIL' || old.v === 'WARN') {
       ({ v, ids } = old);
       text = `${old.v} (0.1.16)`;
     }
   }
-  if (v !== 'pass') {
+  if (v === 'FAIL' || v === 'WARN') {
     if (isScored && baseline.includes(scenario)) text = 'expected fail';
+    else if (!isScored) text += ` (${ids.length} check${ids.length === 1 ? '' : 's'})`;
     else text += ids.length ? ` (${ids.join(', ')})` : '';
   }
   if (!isScored) text += ', not scored';
@@ -133,6 +136,9 @@ const summary = (col, rev) => {
 console.log('');
 console.log(`${summary(1, '2025-11-25')}; ${summary(2, '2026-07-28')}.`);
 console.log('"not scored": run and reported by the suite but outside the revision\'s requirement set; "—": not part of that revision.');
+if (rows.some((r) => r[0].startsWith('tasks-') && /FAIL/.test(r[2]))) {
+  console.log('tasks-*: the tasks extension (io.modelcontextprotocol/tasks, SEP-2663), which mcpgen does not implement; the suite runs it but does not score it.');
+}
 
 const forbidden = baseline.filter((s) => !allowedInBaseline(s));
 if (forbidden.length) {

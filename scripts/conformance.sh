@@ -119,8 +119,15 @@ run_suite() { # run_suite NAME SUITE [ARGS...]
 		--expected-failures "$baseline" "$@" >"$results/$name.log" 2>&1; then
 		log "$name: no unexpected failures"
 	else
-		log "$name: FAILED (exit $?); the end of its log:"
-		tail -n 40 "$results/$name.log" | sed 's/^/    /'
+		log "$name: FAILED (exit $?); the suite's verdict:"
+		# The baseline verdict (stale entries, unexpected failures) ends the
+		# log; without it (a crash or a timeout) show the log's last lines.
+		sed 's/\x1b\[[0-9;]*m//g' "$results/$name.log" >"$results/$name.txt"
+		if grep -qE '^(Stale baseline entries|Unexpected failures)' "$results/$name.txt"; then
+			awk '/^(Stale baseline entries|Unexpected failures)/{p=1} p' "$results/$name.txt" | sed 's/^/    /'
+		else
+			tail -n 30 "$results/$name.txt" | sed 's/^/    /'
+		fi
 		status=1
 	fi
 }
