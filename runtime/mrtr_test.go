@@ -359,3 +359,30 @@ func TestMRTROutcomes(t *testing.T) {
 		}
 	})
 }
+
+func TestMRTRURLElicitation(t *testing.T) {
+	leakCheck(t)
+	login := &Elicitation{Name: "login", Mode: "url", Message: "Sign in to continue"}
+	tool := Tool{Name: "connect", Definition: toolDef("connect", ""), Elicitations: []*Elicitation{login},
+		Handler: func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+			if err := call.ElicitURL(ctx, login, "", "https://example.com/login"); err != nil {
+				return nil, err
+			}
+			return ContentResult(call, []Content{Text("consented")}), nil
+		}}
+	c := modernServer(t, newTestServer(t, tool))
+
+	r := c.call("tools/call", map[string]any{"name": "connect"}, withCaps(map[string]any{"elicitation": map[string]any{}}))
+	if r.errCode(t) != CodeMissingCapability || jsonOf(r.errData(t)) != `{"requiredCapabilities":{"elicitation":{"url":{}}}}` {
+		t.Fatalf("form-only client: want -32021 naming elicitation.url, got %s", r.body)
+	}
+	urlCaps := withCaps(map[string]any{"elicitation": map[string]any{"url": map[string]any{}}})
+	reqs, state := inputRequired(t, c.call("tools/call", map[string]any{"name": "connect"}, urlCaps))
+	if got := jsonOf(reqs["login"]); got != `{"method":"elicitation/create","params":{"message":"Sign in to continue","mode":"url","url":"https://example.com/login"}}` {
+		t.Errorf("input request = %s", got)
+	}
+	r = c.call("tools/call", map[string]any{"name": "connect", "requestState": state, "inputResponses": map[string]any{"login": map[string]any{"action": "accept"}}}, urlCaps)
+	if got := completeText(t, r); got != "consented" {
+		t.Errorf("text = %q", got)
+	}
+}
