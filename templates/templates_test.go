@@ -14,7 +14,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{
-		"README.md": true, "main.go": true, "notes/generate.go": true, "notes/notes.go": true,
+		"README.md": true, "main.go": true, "notes/notes.go": true, "notes/tools.go": true,
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
 	}

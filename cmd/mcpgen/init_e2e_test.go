@@ -139,7 +139,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("init into a scaffolded folder succeeded:\n%s", stdout)
 	}
-	for _, f := range []string{"main.go", "notes/notes.go", "notes/schemas/delete_note.json"} {
+	for _, f := range []string{"main.go", "notes/tools.go", "notes/schemas/delete_note.json"} {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("the refusal does not list %s:\n%s", f, stderr)
 		}
@@ -239,8 +239,8 @@ func testRegenerate(t *testing.T, dir string) {
 	if err == nil {
 		t.Fatal("the build passed although no handler implements rename_note")
 	}
-	if !strings.Contains(out, "missing method RenameNote") || !strings.Contains(out, "notes.go") {
-		t.Errorf("the build error does not name the missing method in notes.go:\n%s", out)
+	if !strings.Contains(out, "missing method RenameNote") || !strings.Contains(out, "tools.go") {
+		t.Errorf("the build error does not name the missing method in tools.go:\n%s", out)
 	}
 
 	// Implement it in a file of the user's own: the build passes.
