@@ -89,6 +89,9 @@ func Parse(data []byte) (*Doc, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			off := int(se.Offset) - 1
+			if strings.Contains(se.Error(), "unexpected end") {
+				off = len(data) // the problem is where the input ends
+			}
 			if off < 0 {
 				off = 0
 			}
