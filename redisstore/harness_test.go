@@ -25,32 +25,52 @@ import (
 // one Redis, and a client that spreads every HTTP request over them with no
 // stickiness.
 
-var (
-	buildOnce   sync.Once
-	replicaPath string
-	buildErr    error
-)
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-// replicaBinary builds internal/replica once per test binary (with -race,
-// so the runtime's races show in the replicas too).
+var builds [2]build // [0]: plain, for benchmarks; [1]: -race, for tests
+
+// replicaBinary builds internal/replica once per test binary: with -race for
+// tests, so the runtime's races show in the replicas too, and without it for
+// benchmarks.
 func replicaBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	_, bench := t.(*testing.B)
+	b := &builds[1]
+	args := []string{"build", "-race"}
+	if bench {
+		b, args = &builds[0], []string{"build"}
+	}
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "mcpgen-replica-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		replicaPath = filepath.Join(dir, "replica")
-		out, err := exec.Command("go", "build", "-race", "-o", replicaPath, "./internal/replica").CombinedOutput()
+		b.path = filepath.Join(dir, "replica")
+		out, err := exec.Command("go", append(args, "-o", b.path, "./internal/replica")...).CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("building the replica: %v\n%s", err, out)
+			b.err = fmt.Errorf("building the replica: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return replicaPath
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for i := range builds {
+		b := &builds[i]
+		if b.path != "" {
+			os.RemoveAll(filepath.Dir(b.path))
+		}
+	}
+	os.Exit(code)
 }
 
 // replica is one running server process.

@@ -45,6 +45,7 @@ func main() {
 	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
 	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
+	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	flag.Parse()
 
 	level := slog.LevelWarn
@@ -61,18 +62,21 @@ func main() {
 		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
 	})
 	defer rdb.Close()
-	store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, Logger: logger})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "replica:", err)
-		os.Exit(1)
-	}
-	defer store.Close()
-
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout,
 		StateKey: []byte(os.Getenv("MCPGEN_STATE_KEY"))}
-	store.Configure(&opts)
+	replicaID := "memory"
+	if !*memory {
+		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, Logger: logger})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replica:", err)
+			os.Exit(1)
+		}
+		defer store.Close()
+		store.Configure(&opts)
+		replicaID = store.ReplicaID()
+	}
 	srv := runtime.NewServer(opts)
-	err = srv.AddTool(runtime.Tool{
+	err := srv.AddTool(runtime.Tool{
 		Name:         "ask",
 		Definition:   json.RawMessage(askDefinition),
 		Elicitations: []*runtime.Elicitation{pick},
@@ -89,7 +93,7 @@ func main() {
 			if err := call.Elicit(ctx, pick, fmt.Sprintf("call %d", in.N), &ans); err != nil {
 				return nil, err
 			}
-			out, _ := json.Marshal(AskResult{N: in.N, Value: ans.Value, Replica: store.ReplicaID()})
+			out, _ := json.Marshal(AskResult{N: in.N, Value: ans.Value, Replica: replicaID})
 			return runtime.ContentResult(call, []runtime.Content{runtime.Text(string(out))}), nil
 		},
 	})
@@ -102,7 +106,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("listening http://%s/mcp replica=%s\n", ln.Addr(), store.ReplicaID())
+	fmt.Printf("listening http://%s/mcp replica=%s\n", ln.Addr(), replicaID)
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
