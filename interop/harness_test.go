@@ -19,7 +19,7 @@ import (
 
 // The four round trips every client makes, in this order, with the same
 // expectations as clients/scenario.mjs for the TypeScript SDKs.
-var checkOrder = []string{"elicitation", "sampling", "progress", "plain"}
+var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent"}
 
 const (
 	simpleText  = "This is a simple text response for testing."
@@ -274,8 +274,71 @@ func runCheck(ctx context.Context, name string, s session, obs *observed, tap *w
 			return "", fmt.Errorf("text %q, want %q", brief(text), simpleText)
 		}
 		return "text matches", nil
+	case "concurrent":
+		return concurrentCalls(ctx, s, obs, tap)
 	}
 	return "", fmt.Errorf("unknown check %q", name)
+}
+
+// concurrentCalls has an elicitation, a sampling request and a progress call
+// in flight at once on one session: each server request must ride its own
+// call's stream and each answer must reach the right call.
+func concurrentCalls(ctx context.Context, s session, obs *observed, tap *wireTap) (string, error) {
+	obs.mu.Lock()
+	elicitBefore, samplingBefore := len(obs.elicitation), obs.sampling
+	obs.mu.Unlock()
+	mark := tap.mark()
+	type outcome struct {
+		res *toolResult
+		err error
+	}
+	calls := []struct {
+		name  string
+		args  map[string]any
+		token string
+	}{
+		{"test_elicitation", map[string]any{"message": "interop: concurrent form"}, ""},
+		{"test_sampling", map[string]any{"prompt": "interop: concurrent prompt"}, ""},
+		{"test_tool_with_progress", map[string]any{}, fmt.Sprintf("interop-progress-concurrent-%d", time.Now().UnixNano())},
+	}
+	out := make([]outcome, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.callTool(ctx, c.name, c.args, c.token)
+			out[i] = outcome{res, err}
+		}()
+	}
+	wg.Wait()
+	for i, o := range out {
+		if err := complete(o.res, o.err); err != nil {
+			return "", fmt.Errorf("%s: %w", calls[i].name, err)
+		}
+	}
+	obs.mu.Lock()
+	elicitAfter, samplingAfter := len(obs.elicitation), obs.sampling
+	obs.mu.Unlock()
+	if elicitAfter == elicitBefore {
+		return "", errors.New("no elicitation/create during the concurrent calls")
+	}
+	if samplingAfter == samplingBefore {
+		return "", errors.New("no sampling/createMessage during the concurrent calls")
+	}
+	et, st := strings.Join(out[0].res.Texts, "\n"), strings.Join(out[1].res.Texts, "\n")
+	if !strings.Contains(et, "interop-") || strings.Contains(et, sampledText) {
+		return "", fmt.Errorf("the elicitation call got the wrong answer: %s", brief(et))
+	}
+	if !strings.Contains(st, sampledText) {
+		return "", fmt.Errorf("the sampling call got the wrong answer: %s", brief(st))
+	}
+	for _, m := range []string{"elicitation/create", "sampling/createMessage"} {
+		if _, err := tap.route(mark, m); err != nil {
+			return "", err
+		}
+	}
+	return "three calls at once, each got its own answer", nil
 }
 
 func complete(res *toolResult, err error) error {

@@ -65,7 +65,7 @@ function expectComplete(result) {
 }
 
 export const checks = {
-    order: ['elicitation', 'sampling', 'progress', 'plain'],
+    order: ['elicitation', 'sampling', 'progress', 'plain', 'concurrent'],
 
     samplingAnswer: {
         role: 'assistant',
@@ -153,6 +153,27 @@ function route(ctx, wireStart, getStart, method) {
     if (!asRequest) return 'as an input_required round';
     return ctx.transport === 'stdio' ? 'as a request on stdio' : 'on the POST stream';
 }
+
+// concurrent: an elicitation, a sampling request and a progress call in
+// flight at once on one session; each server request must ride its own
+// call's stream and each answer must reach the right call.
+checks.concurrent = async function concurrent(ctx) {
+    const { call, seen } = ctx;
+    const before = { elicitation: seen.elicitation.length, sampling: seen.sampling.length };
+    const [e, s, p] = await Promise.all([
+        call('test_elicitation', { message: 'interop: concurrent form' }),
+        call('test_sampling', { prompt: 'interop: concurrent prompt' }),
+        call('test_tool_with_progress', {}, { onprogress: () => {} })
+    ]);
+    for (const r of [e, s, p]) expectComplete(r);
+    if (seen.elicitation.length === before.elicitation) throw new Error('no elicitation/create during the concurrent calls');
+    if (seen.sampling.length === before.sampling) throw new Error('no sampling/createMessage during the concurrent calls');
+    const et = texts(e).join('\n');
+    const st = texts(s).join('\n');
+    if (!et.includes('interop-') || et.includes(SAMPLED_TEXT)) throw new Error(`the elicitation call got the wrong answer: ${brief(et)}`);
+    if (!st.includes(SAMPLED_TEXT)) throw new Error(`the sampling call got the wrong answer: ${brief(st)}`);
+    return { ok: true, detail: 'three calls at once, each got its own answer' };
+};
 
 export function withTimeout(promise, ms, what) {
     let timer;
