@@ -134,7 +134,7 @@ func TestGenerateBadInputWritesNothing(t *testing.T) {
 	}
 	for _, want := range []string{
 		filepath.ToSlash(filepath.Join(in, "bad.json")) + ":4:1: /: invalid JSON",
-		filepath.ToSlash(filepath.Join(in, "tool.json")) + `:5:40: /_meta/mcpgen.dev~1elicitations/0: tool "delete_file" refers to elicitation "confirm_delete"`,
+		filepath.ToSlash(filepath.Join(in, "tool.json")) + `:5:41: /_meta/mcpgen.dev~1elicitations/0: tool "delete_file" refers to elicitation "confirm_delete"`,
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
