@@ -21,7 +21,7 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{mu: &sync.Mutex{}, recs: &[]map[string]string{}} }
 
 func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) WithGroup(string) slog.Handler           { return r }
+func (r *recorder) WithGroup(string) slog.Handler            { return r }
 func (r *recorder) WithAttrs(as []slog.Attr) slog.Handler {
 	return &recorder{mu: r.mu, recs: r.recs, attrs: append(append([]slog.Attr{}, r.attrs...), as...)}
 }
