@@ -19,6 +19,9 @@ var (
 		"array":   keySet("type", "title", "description", "minItems", "maxItems", "items", "default"),
 	}
 	formFormats = keySet("email", "uri", "date", "date-time")
+	// goOverrides are mcpgen's naming keywords; JSON Schema treats unknown
+	// keywords as annotations, so clients ignore them.
+	goOverrides = keySet(xGoName, xGoFieldName, xGoEnumNames)
 )
 
 func keySet(keys ...string) map[string]bool {
@@ -124,7 +127,7 @@ func checkFormProperty(at place, rep *reporter) bool {
 		return false
 	}
 	for _, m := range p.Members {
-		if !allowed[m.Key] {
+		if !allowed[m.Key] && !goOverrides[m.Key] {
 			bad(m.Value, "a "+typ.Str+" field may use "+listKeys(allowed), "keyword %q is not part of the elicitation subset", m.Key)
 		}
 	}
@@ -159,7 +162,7 @@ func checkFormProperty(at place, rep *reporter) bool {
 			}
 		}
 		if oneOf != nil {
-			checkTitledOptions(at.src, oneOf, values, bad)
+			checkTitledOptions(oneOf, values, bad)
 		}
 		if f := p.Get("format"); f != nil && f.Kind == jsontree.String && !formFormats[f.Str] {
 			bad(f, "use one of: date, date-time, email, uri", "format %q is not allowed in elicitation schemas", f.Str)
@@ -195,7 +198,7 @@ func checkFormProperty(at place, rep *reporter) bool {
 			bad(items.Get("type"), hint, "multi-select items must be strings")
 		case items.Has("enum"):
 			for _, m := range items.Members {
-				if m.Key != "type" && m.Key != "enum" {
+				if m.Key != "type" && m.Key != "enum" && m.Key != xGoEnumNames {
 					bad(m.Value, "multi-select items hold type and enum, or anyOf", "keyword %q is not allowed in multi-select items", m.Key)
 				}
 			}
@@ -207,11 +210,11 @@ func checkFormProperty(at place, rep *reporter) bool {
 			}
 		case items.Has("anyOf"):
 			for _, m := range items.Members {
-				if m.Key != "type" && m.Key != "anyOf" {
+				if m.Key != "type" && m.Key != "anyOf" && m.Key != xGoEnumNames {
 					bad(m.Value, "multi-select items hold type and enum, or anyOf", "keyword %q is not allowed in multi-select items", m.Key)
 				}
 			}
-			checkTitledOptions(at.src, items.Get("anyOf"), values, bad)
+			checkTitledOptions(items.Get("anyOf"), values, bad)
 		default:
 			bad(items, "arrays are only allowed as multi-select enums: items need enum or anyOf of {const, title}", "multi-select items list no options")
 		}
@@ -232,7 +235,7 @@ func checkFormProperty(at place, rep *reporter) bool {
 
 // checkTitledOptions checks a oneOf/anyOf list of {const, title} options and
 // collects the values.
-func checkTitledOptions(src *source, list *jsontree.Node, values map[string]bool, bad func(*jsontree.Node, string, string, ...any)) {
+func checkTitledOptions(list *jsontree.Node, values map[string]bool, bad func(*jsontree.Node, string, string, ...any)) {
 	if list.Kind != jsontree.Array || len(list.Elems) == 0 {
 		bad(list, "list options as [{\"const\": \"v\", \"title\": \"Shown\"}, ...]", "options must be a non-empty array")
 		return
@@ -250,5 +253,4 @@ func checkTitledOptions(src *source, list *jsontree.Node, values map[string]bool
 		}
 		values[c.Str] = true
 	}
-	_ = src
 }

@@ -118,16 +118,14 @@ func (g *gen) build(m *model) {
 	}
 	for _, e := range m.elicits {
 		ir := &elicitIR{def: e, goName: goName(e.name)}
-		if e.schema != nil {
-			if o := e.schema.Get(xGoName); o != nil && o.Kind == jsontree.String && isExportedIdent(o.Str) {
-				ir.goName = o.Str
-			}
+		if e.goName != "" {
+			ir.goName = e.goName
 		}
-		hint := `set "x-go-name" on the requestedSchema of one of them`
+		hint := `set "x-go-name" in one of the elicitation files`
 		at := place{e.at.src, e.at.node.Get("name")}
 		ir.file = "mcpgen_" + snake(ir.goName) + "_elicitation.go"
 		claimFile(ir.file, at, hint)
-		g.ns.claim(lowerFirst(ir.goName)+"Elicitation", at, hint)
+		g.ns.claim(lowerFirst(ir.goName+"Elicitation"), at, hint)
 		if e.mode == "form" {
 			b := &typeBuilder{ns: g.ns, src: e.at.src, root: e.schema, prefix: ir.goName, decls: &ir.decls,
 				memo: map[*jsontree.Node]*typeRef{}, owner: fmt.Sprintf("elicitation %q", e.name), base: e.at.node.Ptr,
@@ -158,8 +156,8 @@ func (g *gen) build(m *model) {
 			continue
 		}
 		ok := g.ns.claim(ir.goName+"Call", at, hint)
-		ok = g.ns.claim(lowerFirst(ir.goName)+"Definition", at, hint) && ok
-		ok = g.ns.claim(lowerFirst(ir.goName)+"Tool", at, hint) && ok
+		ok = g.ns.claim(lowerFirst(ir.goName+"Definition"), at, hint) && ok
+		ok = g.ns.claim(lowerFirst(ir.goName+"Tool"), at, hint) && ok
 		if !ok {
 			continue
 		}

@@ -38,6 +38,7 @@ type toolDef struct {
 type elicitDef struct {
 	at          place
 	name        string
+	goName      string // x-go-name override, or ""
 	description string
 	mode        string // "form" or "url"
 	message     string
@@ -381,8 +382,15 @@ func loadElicitation(at place, rep *reporter) *elicitDef {
 	for _, mem := range root.Members {
 		switch mem.Key {
 		case "name", "description", "mode", "message", "requestedSchema":
+		case xGoName:
+			if v := mem.Value; v.Kind != jsontree.String || !isExportedIdent(v.Str) {
+				rep.errorf(place{at.src, v}, "use an exported Go identifier such as \"ConfirmDelete\"", "%q must be an exported Go identifier", xGoName)
+				ok = false
+			} else {
+				e.goName = v.Str
+			}
 		default:
-			rep.errorf(place{at.src, mem.Value}, "an elicitation file holds name, description, mode, message and (form mode) requestedSchema",
+			rep.errorf(place{at.src, mem.Value}, "an elicitation file holds name, description, mode, message, (form mode) requestedSchema, and x-go-name",
 				"unknown key %q in an elicitation", mem.Key)
 			ok = false
 		}

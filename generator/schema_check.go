@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -73,6 +72,3 @@ func trimJSONSchemaErr(err error) string {
 	msg = strings.TrimPrefix(msg, "jsonschema: ")
 	return strings.ReplaceAll(msg, "mcpgen:///schema.json", "")
 }
-
-// kindOf returns the JSON type of n, for messages.
-func kindOf(n *jsontree.Node) string { return n.Kind.String() }

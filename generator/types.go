@@ -308,7 +308,7 @@ func (b *typeBuilder) structOf(n *jsontree.Node, name string) *typeRef {
 		t, nullable := b.typeOf(p, name+fname)
 		f := &field{goName: fname, jsonName: m.Key, typ: t, doc: docLines(p)}
 		req := required[m.Key]
-		if !req {
+		if !req && !nullable {
 			f.def = defaultFor(p, t)
 		}
 		f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
@@ -573,7 +573,7 @@ candidate:
 		prop = c
 		break
 	}
-	if prop == "" {
+	if prop == "" || !validTagName(prop) {
 		return nil, false
 	}
 	if !b.ns.claim(name, b.at(n), `set "x-go-name" on one of the schemas`) {

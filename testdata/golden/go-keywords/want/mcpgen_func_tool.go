@@ -9,9 +9,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// func_Definition is tool func as tools/list advertises it: as written in tool.json,
+// funcDefinition is tool func as tools/list advertises it: as written in tool.json,
 // without mcpgen's _meta keys.
-const func_Definition = "{\n  \"name\": \"func\",\n  \"description\": \"Go keywords as names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"type\": {\n        \"type\": \"string\"\n      },\n      \"func\": {\n        \"type\": \"string\"\n      },\n      \"range\": {\n        \"type\": \"string\"\n      },\n      \"map\": {\n        \"type\": \"string\"\n      },\n      \"chan\": {\n        \"type\": \"string\"\n      },\n      \"select\": {\n        \"type\": \"string\"\n      },\n      \"package\": {\n        \"type\": \"string\"\n      },\n      \"import\": {\n        \"type\": \"string\"\n      },\n      \"default\": {\n        \"type\": \"string\"\n      },\n      \"go\": {\n        \"type\": \"string\"\n      },\n      \"interface\": {\n        \"type\": \"string\"\n      },\n      \"struct\": {\n        \"type\": \"string\"\n      },\n      \"var\": {\n        \"type\": \"string\"\n      },\n      \"const\": {\n        \"type\": \"string\"\n      },\n      \"return\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
+const funcDefinition = "{\n  \"name\": \"func\",\n  \"description\": \"Go keywords as names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"type\": {\n        \"type\": \"string\"\n      },\n      \"func\": {\n        \"type\": \"string\"\n      },\n      \"range\": {\n        \"type\": \"string\"\n      },\n      \"map\": {\n        \"type\": \"string\"\n      },\n      \"chan\": {\n        \"type\": \"string\"\n      },\n      \"select\": {\n        \"type\": \"string\"\n      },\n      \"package\": {\n        \"type\": \"string\"\n      },\n      \"import\": {\n        \"type\": \"string\"\n      },\n      \"default\": {\n        \"type\": \"string\"\n      },\n      \"go\": {\n        \"type\": \"string\"\n      },\n      \"interface\": {\n        \"type\": \"string\"\n      },\n      \"struct\": {\n        \"type\": \"string\"\n      },\n      \"var\": {\n        \"type\": \"string\"\n      },\n      \"const\": {\n        \"type\": \"string\"\n      },\n      \"return\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // FuncInput is the arguments of tool func.
 type FuncInput struct {
@@ -39,11 +39,11 @@ type FuncCall struct {
 	toolCall
 }
 
-// func_Tool wires tool func to h.
-func func_Tool(h Handler) runtime.Tool {
+// funcTool wires tool func to h.
+func funcTool(h Handler) runtime.Tool {
 	return runtime.Tool{
 		Name:       "func",
-		Definition: json.RawMessage(func_Definition),
+		Definition: json.RawMessage(funcDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in FuncInput
 			if err := decodeArguments("func", args, &in); err != nil {

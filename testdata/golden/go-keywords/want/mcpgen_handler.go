@@ -36,7 +36,7 @@ func (UnimplementedHandler) Func(context.Context, FuncCall, FuncInput) ([]runtim
 // Register adds every tool of this package to s, answered by h.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		func_Tool(h),
+		funcTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err
