@@ -262,13 +262,19 @@ func (s *session) do(ctx context.Context, method, url string, body any) (*http.R
 // readMessages calls fn for each JSON-RPC message of a response, JSON or SSE,
 // until fn returns true or the body ends.
 func readMessages(resp *http.Response, fn func(*msg) (bool, error)) error {
+	return readEvents(resp, func(_ string, m *msg) (bool, error) { return fn(m) }, nil)
+}
+
+// readEvents is readMessages with each SSE event's ID; primed, if set, gets
+// the ID of events without data (2025-11-25 priming events).
+func readEvents(resp *http.Response, fn func(eventID string, m *msg) (bool, error), primed func(eventID string)) error {
 	ct := resp.Header.Get("Content-Type")
 	if strings.HasPrefix(ct, "application/json") {
 		var m msg
 		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
 			return fmt.Errorf("decoding JSON response: %w", err)
 		}
-		_, err := fn(&m)
+		_, err := fn("", &m)
 		return err
 	}
 	if !strings.HasPrefix(ct, "text/event-stream") {
@@ -278,11 +284,17 @@ func readMessages(resp *http.Response, fn func(*msg) (bool, error)) error {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var data strings.Builder
+	var eventID string
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case line == "":
+			id := eventID
+			eventID = ""
 			if data.Len() == 0 {
+				if id != "" && primed != nil {
+					primed(id)
+				}
 				continue // priming event or keep-alive
 			}
 			var m msg
@@ -290,10 +302,12 @@ func readMessages(resp *http.Response, fn func(*msg) (bool, error)) error {
 				return fmt.Errorf("decoding SSE data %q: %w", data.String(), err)
 			}
 			data.Reset()
-			done, err := fn(&m)
+			done, err := fn(id, &m)
 			if done || err != nil {
 				return err
 			}
+		case strings.HasPrefix(line, "id:"):
+			eventID = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
 		case strings.HasPrefix(line, "data:"):
 			if data.Len() > 0 {
 				data.WriteByte('\n')
@@ -385,6 +399,8 @@ type askOutcome struct {
 	toolError          string        // isError text or JSON-RPC error message
 	err                error         // transport-level error
 	answerLatency      time.Duration // from posting the answer to reading the result
+	primeID            string        // the call stream's priming event ID (2025-11-25)
+	events             []string      // the call stream's messages, as received
 }
 
 type askResult struct {
@@ -415,7 +431,9 @@ func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) b
 		return o
 	}
 	var answered time.Time
-	o.err = readMessages(resp, func(m *msg) (bool, error) {
+	o.err = readEvents(resp, func(_ string, m *msg) (bool, error) {
+		raw, _ := json.Marshal(m)
+		o.events = append(o.events, string(raw))
 		switch {
 		case m.Method == "elicitation/create":
 			o.elicitationID = m.ID
@@ -464,6 +482,6 @@ func (s *session) ask(ctx context.Context, n int, onElicit func(o *askOutcome) b
 			return true, nil
 		}
 		return false, nil
-	})
+	}, func(id string) { o.primeID = id })
 	return o
 }

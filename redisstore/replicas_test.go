@@ -2,7 +2,10 @@ package redisstore
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -243,4 +246,69 @@ func TestKilledReplicaEndsItsCallsWithErrors(t *testing.T) {
 	if o := s.ask(ctx, 1000, nil); o.result == nil || o.result.Value != answerValue(1000) {
 		t.Fatalf("after the kill: %+v", o)
 	}
+}
+
+func TestStreamReplaysOnAnyReplicaAndOnlyForItsSession(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t))
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intruder, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := s.ask(ctx, 42, nil)
+	if o.result == nil || o.primeID == "" || len(o.events) != 2 {
+		t.Fatalf("call (want a priming event, elicitation/create and the result): %+v", o)
+	}
+	// The client lost the stream after its priming event: every replica,
+	// including those that never held it, replays the whole stream from Redis.
+	for i := range 3 {
+		got := replay(t, ctx, s, c.urls[i], o.primeID)
+		if strings.Join(got, "\n") != strings.Join(o.events, "\n") {
+			t.Errorf("replica %d replayed\n%s\nwant\n%s", i, strings.Join(got, "\n"), strings.Join(o.events, "\n"))
+		}
+	}
+	// Another session's Last-Event-ID replays nothing of this session.
+	for i := range 3 {
+		if got := replay(t, ctx, intruder, c.urls[i], o.primeID); len(got) > 0 {
+			t.Errorf("replica %d replayed another session's events: %q", i, got)
+		}
+	}
+}
+
+// replay GETs with Last-Event-ID and returns the messages replayed.
+func replay(t *testing.T, ctx context.Context, s *session, url, lastEventID string) []string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", s.id)
+	req.Header.Set("MCP-Protocol-Version", s.version)
+	req.Header.Set("Last-Event-ID", lastEventID)
+	resp, err := s.c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var got []string
+	err = readEvents(resp, func(_ string, m *msg) (bool, error) {
+		raw, _ := json.Marshal(m)
+		got = append(got, string(raw))
+		return false, nil
+	}, nil)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("reading the replay: %v", err)
+	}
+	return got
 }
