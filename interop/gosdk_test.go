@@ -11,19 +11,22 @@ import (
 // TestGoSDK drives the server with the official Go SDK client over Streamable
 // HTTP: with its default version negotiation (server/discover first, then
 // initialize) and pinned to 2025-11-25, each with the standalone GET stream
-// (the default) and without it (DisableStandaloneSSE, the SDK's own switch).
+// (the default) and without it (DisableStandaloneSSE, the SDK's own switch);
+// and over stdio, negotiated and pinned.
 func TestGoSDK(t *testing.T) {
 	for _, tc := range []struct {
-		name, version string
-		noGET         bool
+		name, transport, version string
+		noGET                    bool
 	}{
-		{"negotiated/default", "", false},
-		{"negotiated/no-GET", "", true},
-		{"2025-11-25/default", "2025-11-25", false},
-		{"2025-11-25/no-GET", "2025-11-25", true},
+		{"http/negotiated/default", "http", "", false},
+		{"http/negotiated/no-GET", "http", "", true},
+		{"http/2025-11-25/default", "http", "2025-11-25", false},
+		{"http/2025-11-25/no-GET", "http", "2025-11-25", true},
+		{"stdio/negotiated", "stdio", "", false},
+		{"stdio/2025-11-25", "stdio", "2025-11-25", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &row{Client: "go-sdk " + moduleVersion("github.com/modelcontextprotocol/go-sdk"), Transport: "http", Config: "default", Results: map[string]checkResult{}}
+			r := &row{Client: "go-sdk " + moduleVersion("github.com/modelcontextprotocol/go-sdk"), Transport: tc.transport, Config: "default", Results: map[string]checkResult{}}
 			if tc.noGET {
 				r.Config = "no-GET"
 			}
@@ -49,11 +52,15 @@ func TestGoSDK(t *testing.T) {
 			})
 			// DisableStandaloneSSE is the SDK's own switch; the tap only records.
 			tap := newWireTap(false)
-			transport := &mcp.StreamableClientTransport{
+			var transport mcp.Transport = &mcp.StreamableClientTransport{
 				Endpoint:             serverURL,
 				HTTPClient:           &http.Client{Transport: tap},
 				DisableStandaloneSSE: tc.noGET,
 				MaxRetries:           -1,
+			}
+			if tc.transport == "stdio" {
+				stdout, stdin := startStdio(t, tap)
+				transport = &mcp.IOTransport{Reader: stdout, Writer: stdin}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
@@ -69,6 +76,9 @@ func TestGoSDK(t *testing.T) {
 			}
 			runChecks(t, r, goSDKSession{cs}, obs, tap)
 			r.Get = tap.getSummary()
+			if tc.transport == "stdio" {
+				r.Get = "n/a"
+			}
 		})
 	}
 }

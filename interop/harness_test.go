@@ -555,20 +555,27 @@ func (w *wireTap) mark() int {
 func (w *wireTap) route(mark int, method string) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	onPOST := 0
+	onPOST, onStdio := 0, 0
 	for _, m := range w.in[mark:] {
 		if m.Method != method || m.ID == "" {
 			continue
 		}
-		if m.Via == http.MethodGet {
+		switch m.Via {
+		case http.MethodGet:
 			return "", fmt.Errorf("%s arrived on the standalone GET stream, not on the stream of the tools/call that caused it", method)
+		case "stdio":
+			onStdio++
+		default:
+			onPOST++
 		}
-		onPOST++
 	}
-	if onPOST == 0 {
-		return "as an input_required round", nil
+	switch {
+	case onStdio > 0:
+		return "as a request on stdio", nil
+	case onPOST > 0:
+		return "on the POST stream", nil
 	}
-	return "on the POST stream", nil
+	return "as an input_required round", nil
 }
 
 // getSummary says what became of the client's GET requests.

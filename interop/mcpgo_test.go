@@ -14,18 +14,20 @@ import (
 // mcp-go opens no standalone GET stream unless asked to
 // (WithContinuousListening, which also rules out 2026-07-28), so its default
 // is already the POST-only configuration; the GET configuration is the
-// opt-in one.
+// opt-in one. Over stdio it runs negotiated and pinned.
 func TestMCPGo(t *testing.T) {
 	for _, tc := range []struct {
-		name, version, config string
-		listen                bool
+		name, transport, version, config string
+		listen                           bool
 	}{
-		{"negotiated/default", "", "default (no GET)", false},
-		{"2025-11-25/default", "2025-11-25", "default (no GET)", false},
-		{"2025-11-25/GET", "2025-11-25", "GET (continuous listening)", true},
+		{"http/negotiated/default", "http", "", "default (no GET)", false},
+		{"http/2025-11-25/default", "http", "2025-11-25", "default (no GET)", false},
+		{"http/2025-11-25/GET", "http", "2025-11-25", "GET (continuous listening)", true},
+		{"stdio/negotiated", "stdio", "", "default", false},
+		{"stdio/2025-11-25", "stdio", "2025-11-25", "default", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &row{Client: "mcp-go " + moduleVersion("github.com/mark3labs/mcp-go"), Transport: "http", Config: tc.config, Results: map[string]checkResult{}}
+			r := &row{Client: "mcp-go " + moduleVersion("github.com/mark3labs/mcp-go"), Transport: tc.transport, Config: tc.config, Results: map[string]checkResult{}}
 			if tc.version != "" {
 				r.Client += " (pinned " + tc.version + ")"
 			}
@@ -36,10 +38,16 @@ func TestMCPGo(t *testing.T) {
 			if tc.listen {
 				opts = append(opts, transport.WithContinuousListening())
 			}
-			tr, err := transport.NewStreamableHTTP(serverURL, opts...)
-			if err != nil {
-				failAll(t, r, err)
-				return
+			var tr transport.Interface
+			if tc.transport == "stdio" {
+				stdout, stdin := startStdio(t, tap)
+				tr = transport.NewIO(stdout, stdin, nil)
+			} else {
+				var err error
+				if tr, err = transport.NewStreamableHTTP(serverURL, opts...); err != nil {
+					failAll(t, r, err)
+					return
+				}
 			}
 			obs := &observed{}
 			copts := []client.ClientOption{
@@ -69,6 +77,9 @@ func TestMCPGo(t *testing.T) {
 			r.Protocol = res.ProtocolVersion
 			runChecks(t, r, mcpGoSession{c}, obs, tap)
 			r.Get = tap.getSummary()
+			if tc.transport == "stdio" {
+				r.Get = "n/a"
+			}
 		})
 	}
 }

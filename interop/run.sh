@@ -8,9 +8,11 @@
 #   - TypeScript SDK v2 (@modelcontextprotocol/client) over Streamable HTTP in
 #     its default (2025) mode, pinned to 2026-07-28 and in its auto mode
 #     (server/discover probe), and over stdio pinned to 2026-07-28,
-#   - the Go SDK and mcp-go clients over Streamable HTTP (Go tests of this module),
-# each through a form elicitation, a sampling request, progress notifications
-# and a plain tool call, with the default GET behaviour and POST-only.
+#   - the Go SDK and mcp-go clients over Streamable HTTP and stdio (Go tests of
+#     this module),
+# each through a form elicitation, a sampling request, progress notifications,
+# a plain tool call and the three at once, with the default GET behaviour and
+# POST-only.
 # Prints a table and exits non-zero when any round trip fails.
 #
 # Installs what it needs: the npm packages of package-lock.json (npm ci,
@@ -108,10 +110,10 @@ ts --sdk v2 --era modern --transport http --url "$url" --no-get
 ts --sdk v2 --era modern --transport stdio --command "$work/server" -- -stdio
 ts --sdk v2 --era auto --transport http --url "$url"
 
-# The Go clients: 4 go-sdk runs and 3 mcp-go runs (see *_test.go).
-runs=$((runs + 7))
+# The Go clients: 6 go-sdk runs and 5 mcp-go runs (see *_test.go).
+runs=$((runs + 11))
 step "go test (go-sdk and mcp-go clients)"
-(cd "$here" && INTEROP_URL="$url" INTEROP_RESULTS="$results" \
+(cd "$here" && INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" \
 	timeout 600 go test -count=1 -run 'TestGoSDK|TestMCPGo' . >"$work/go-test.log" 2>&1) || true
 
 echo
