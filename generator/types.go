@@ -155,7 +155,10 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 		if len(all.Elems) == 1 && !n.Has("type") && !n.Has("properties") {
 			return b.typeOf(all.Elems[0], name)
 		}
-		return b.fallback(n, "allOf combining schemas cannot be represented as a Go type")
+		if parts := b.mergeAllOf(n, all.Elems); parts != nil {
+			return b.structFrom(n, parts, name), false
+		}
+		return b.fallback(n, "allOf combining schemas other than plain objects cannot be represented as a Go type")
 	}
 
 	typ, nullable := "", false
@@ -257,6 +260,47 @@ func isInteger(num string) bool { return !strings.ContainsAny(num, ".eE") }
 
 // structOf declares the struct for an object schema.
 func (b *typeBuilder) structOf(n *jsontree.Node, name string) *typeRef {
+	return b.structFrom(n, []*jsontree.Node{n}, name)
+}
+
+// mergeAllOf returns the object schemas an allOf combines (n first), or nil
+// when a branch is not a plain object schema.
+func (b *typeBuilder) mergeAllOf(n *jsontree.Node, all []*jsontree.Node) []*jsontree.Node {
+	if t := n.Get("type"); t != nil && (t.Kind != jsontree.String || t.Str != "object") {
+		return nil
+	}
+	parts := []*jsontree.Node{n}
+	for _, a := range all {
+		t := a
+		if r := a.Get("$ref"); r != nil && r.Kind == jsontree.String {
+			t = b.resolve(r.Str)
+		}
+		switch {
+		case t == nil || t.Kind != jsontree.Object:
+			return nil
+		case constraintsOnly([]*jsontree.Node{t}):
+			continue
+		}
+		if typ := t.Get("type"); typ != nil && (typ.Kind != jsontree.String || typ.Str != "object") {
+			return nil
+		}
+		for _, k := range []string{"$ref", "oneOf", "anyOf", "allOf", "additionalProperties"} {
+			if t.Has(k) && !(k == "additionalProperties" && t.Get(k).Kind == jsontree.Bool) {
+				return nil
+			}
+		}
+		if !t.Has("properties") {
+			return nil
+		}
+		parts = append(parts, t)
+	}
+	return parts
+}
+
+// structFrom declares a struct for n from the properties of parts: n alone,
+// or n and the branches of its allOf, in order (the first definition of a
+// property wins; required is the union).
+func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name string) *typeRef {
 	d := &structDecl{name: name, origin: b.origin(n), doc: docLines(n)}
 	ref := &typeRef{kind: refNamed, name: name, decl: d}
 	b.memo[n] = ref
@@ -264,20 +308,28 @@ func (b *typeBuilder) structOf(n *jsontree.Node, name string) *typeRef {
 	*b.decls = append(*b.decls, d)
 
 	required := map[string]bool{}
-	if req := n.Get("required"); req != nil {
-		for _, r := range req.Elems {
-			required[r.Str] = true
+	var members []jsontree.Member
+	seen := map[string]bool{}
+	for _, part := range parts {
+		if req := part.Get("required"); req != nil {
+			for _, r := range req.Elems {
+				required[r.Str] = true
+			}
+		}
+		if props := part.Get("properties"); props != nil {
+			for _, m := range props.Members {
+				if !seen[m.Key] {
+					seen[m.Key] = true
+					members = append(members, m)
+				}
+			}
 		}
 	}
-	props := n.Get("properties")
-	if ap := n.Get("additionalProperties"); props != nil && len(props.Members) > 0 && ap != nil && ap.Kind == jsontree.Object {
+	if ap := n.Get("additionalProperties"); len(members) > 0 && ap != nil && ap.Kind == jsontree.Object {
 		b.ns.rep.warnf(b.at(ap), "only the named properties become fields", "additionalProperties beside properties is not represented; extra keys are dropped when decoding")
 	}
 	byGo := map[string]*jsontree.Node{}
-	if props == nil {
-		return ref
-	}
-	for _, m := range props.Members {
+	for _, m := range members {
 		p := m.Value
 		fname := joinWords(m.Key)
 		if fname == "" {

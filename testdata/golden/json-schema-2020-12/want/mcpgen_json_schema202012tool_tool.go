@@ -15,17 +15,23 @@ const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_too
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.
 type JSONSchema202012ToolInput struct {
-	Name    *string                      `json:"name,omitempty"`
-	Address *JSONSchema202012ToolAddress `json:"address,omitempty"`
-	Contact json.RawMessage              `json:"contact,omitempty"`
-	Kind    *string                      `json:"kind,omitempty"`
-	Pair    json.RawMessage              `json:"pair,omitempty"`
+	Name    *string                           `json:"name,omitempty"`
+	Address *JSONSchema202012ToolAddress      `json:"address,omitempty"`
+	Contact *JSONSchema202012ToolInputContact `json:"contact,omitempty"`
+	Kind    *string                           `json:"kind,omitempty"`
+	Pair    json.RawMessage                   `json:"pair,omitempty"`
 }
 
 // JSONSchema202012ToolAddress is the schema at /inputSchema/$defs/address of tool "json_schema_2020_12_tool".
 type JSONSchema202012ToolAddress struct {
 	Street *string `json:"street,omitempty"`
 	City   *string `json:"city,omitempty"`
+}
+
+// JSONSchema202012ToolInputContact is the schema at /inputSchema/properties/contact of tool "json_schema_2020_12_tool".
+type JSONSchema202012ToolInputContact struct {
+	Email *string `json:"email,omitempty"`
+	Phone *string `json:"phone,omitempty"`
 }
 
 // JSONSchema202012ToolCall is the handle of one json_schema_2020_12_tool call: progress, logging, sampling, roots, extra
