@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +60,8 @@ type demoOptions struct {
 }
 
 func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err error) {
+	// The server's output is forwarded from other goroutines.
+	stderr = &lockedWriter{w: stderr}
 	tmp, err := os.MkdirTemp("", "mcpgen-demo-")
 	if err != nil {
 		return err
@@ -171,6 +174,18 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 	case err := <-exited:
 		return fmt.Errorf("the demo server stopped: %v", err)
 	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // probe checks that the server answers an initialize on url.
