@@ -1,7 +1,3 @@
-// Package generator turns MCP tool definitions and elicitation schemas into
-// typed Go. Generate is a pure function: it loads and checks the inputs,
-// builds an intermediate representation of the Go types and emits the
-// package with jennifer, returning the files as a map of name to bytes.
 package generator
 
 import (
