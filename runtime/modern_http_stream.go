@@ -63,6 +63,9 @@ func (h *modernHTTPStream) notify(ctx context.Context, method string, params any
 	return h.writeEvent(b)
 }
 
+// canStream reports whether the client accepts an event stream.
+func (h *modernHTTPStream) canStream() bool { return h.acceptSSE }
+
 // keepAlive writes an SSE comment (listen streams only).
 func (h *modernHTTPStream) keepAlive() error {
 	h.mu.Lock()

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -91,6 +92,9 @@ func (m *modernCore) subscribe(ctx context.Context, req *modernRequest, stream m
 	}
 	if err := json.Unmarshal(req.msg.Params, &p); err != nil || p.Notifications == nil {
 		return replyError(0, NewError(CodeInvalidParams, "subscriptions/listen: params.notifications is required"))
+	}
+	if st, ok := stream.(interface{ canStream() bool }); ok && !st.canStream() {
+		return replyError(http.StatusNotAcceptable, NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"))
 	}
 	honoured := subscriptionFilter{ToolsListChanged: p.Notifications.ToolsListChanged}
 	subID := req.msg.ID

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,9 @@ func TestModernListenNeedsFilter(t *testing.T) {
 	c := modernServer(t, newTestServer(t))
 	if r := c.call("subscriptions/listen", map[string]any{}); r.errCode(t) != CodeInvalidParams {
 		t.Errorf("want -32602 without params.notifications, got %s", r.body)
+	}
+	r := c.call("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, withHeader("Accept", "application/json"))
+	if r.status != http.StatusNotAcceptable || r.errCode(t) != CodeInvalidRequest {
+		t.Errorf("a client that takes no event stream: want 406, got HTTP %d %s", r.status, r.body)
 	}
 }
