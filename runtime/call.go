@@ -52,6 +52,13 @@ func (c ClientCapabilities) elicitURL() bool { return c.Elicitation != nil && c.
 // Call is the runtime's handle on one tools/call. Generated per-tool handles
 // wrap it and expose only what the tool declares. A Call is used by one
 // handler goroutine; its methods are safe for concurrent use anyway.
+//
+// In a 2026-07-28 request a call runs as a multi round-trip: an Elicit, CreateMessage or
+// ListRoots whose answer is not in the retry returns ErrInputRequired, the round ends with an
+// input_required result carrying every question asked, and the client's retry runs the handler
+// again from the start, this time with the answers. So work done before a question may run again
+// on retry: keep it idempotent (or do it after the last question), and carry small values across
+// rounds with SetState/State. Answers given in earlier rounds are returned again without asking.
 type Call struct {
 	peer peer
 

@@ -22,9 +22,11 @@ func (s *Server) serveRequest(ctx context.Context, sess *session, msg *message, 
 		result, rpcErr = s.callTool(hctx, sess, msg, &requestScopedSender{sess: sess, origin: st})
 		sess.removeInflight(msg.ID)
 		stop()
-		cancelled := context.Cause(hctx) == errClientCancelled
+		cause := context.Cause(hctx)
 		cancel(nil)
-		if cancelled {
+		// A cancelled request gets no response (the client cancelled it, or its
+		// session ended).
+		if cause == errClientCancelled || cause == ErrSessionNotFound {
 			s.logger.LogAttrs(ctx, slog.LevelDebug, "request cancelled by the client",
 				slog.String("session", sess.id), slog.String("id", string(msg.ID)))
 			st.answered()

@@ -35,21 +35,20 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, id, bad[0])
 		return
 	}
-	version, ok := versionHeaderOK(r)
-	if !ok {
+	sessionID := r.Header.Get(headerSessionID)
+	if !batch && sessionID == "" && s.isModernHTTP(r, msgs[0]) {
+		s.serveModernHTTP(w, r, msgs[0])
+		return
+	}
+	if version, ok := versionHeaderOK(r); !ok {
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}
-	sessionID := r.Header.Get(headerSessionID)
 	if !batch && msgs[0].Method == "initialize" && msgs[0].isRequest() {
 		s.serveInitialize(w, r, msgs[0])
 		return
 	}
 	if sessionID == "" {
-		if !batch && s.isModernHTTP(r, msgs[0]) {
-			s.serveModernHTTP(w, r, msgs[0])
-			return
-		}
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID + "; send initialize first"})
 		return
 	}
@@ -58,11 +57,9 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionError(w, id, err)
 		return
 	}
+	// A supported MCP-Protocol-Version other than the negotiated one is
+	// accepted (only invalid or unsupported values are 400), as the TS SDK does.
 	sv := sess.version()
-	if version != "" && version != sv {
-		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: headerProtocolVersion + " " + version + " does not match the session's " + sv})
-		return
-	}
 	if batch && sv != Version20250326 {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "JSON-RPC batches are not allowed in protocol version " + sv})
 		return

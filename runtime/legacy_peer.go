@@ -83,6 +83,8 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 		cause = context.DeadlineExceeded
 	case <-sess.ctx.Done():
 		cause = ErrSessionNotFound
+	case <-sess.inputClosed:
+		cause = errInputClosed
 	}
 	// The wait ended without an answer: leave a tombstone and tell the client
 	// on the same route.
@@ -103,6 +105,10 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	}
 	return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, cause)
 }
+
+// errInputClosed: the client's input stream ended (stdio EOF); no answer can
+// come.
+var errInputClosed = errors.New("mcpgen: the client closed its input")
 
 // sendCancelled tells the client that the server stopped waiting for id, on
 // the route the request took. It waits briefly for room; the session's end

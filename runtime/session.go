@@ -33,6 +33,7 @@ type session struct {
 	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
 	closed          bool
 	stdio           bool            // a stdio connection's session: not in the store
+	inputClosed     chan struct{}   // stdio: closed at EOF, when no answer can come
 	pingID          json.RawMessage // the outstanding keep-alive ping
 }
 

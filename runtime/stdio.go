@@ -9,12 +9,15 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on r and w
 // (a server started as a subprocess: os.Stdin, os.Stdout). It returns nil
-// when r reaches EOF, or ctx.Err() when ctx ends; running calls are
-// cancelled and waited for first, and everything queued is written. A read
+// when r reaches EOF, after running calls finished (for up to 10 seconds;
+// questions to the client fail at once, as nothing can answer them) and
+// their responses were written; it returns ctx.Err() when ctx ends, after
+// cancelling running calls. A read
 // from r that is blocked when ctx ends is abandoned (close r to end it).
 //
 // The connection is one legacy session (after initialize) and one stream:
@@ -25,6 +28,7 @@ import (
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	sess := s.liveSession(SessionState{ID: "stdio-" + newSessionID(), ProtocolVersion: Version20250326})
 	sess.stdio = true
+	sess.inputClosed = make(chan struct{})
 	out := sess.newStream(0, true, false)
 	out.stdio = true
 	defer s.pending.DeleteSession(context.Background(), sess.id)
@@ -59,6 +63,20 @@ loop:
 			return fmt.Errorf("writing to the client: %w", werr)
 		}
 	}
+	if err == nil {
+		// EOF: nothing can answer the server's questions any more, but running
+		// calls may finish and their responses are written (bounded).
+		close(sess.inputClosed)
+		drained := make(chan struct{})
+		go func() { handlers.Wait(); close(drained) }()
+		t := time.NewTimer(stdioDrain)
+		select {
+		case <-drained:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
 	sess.cancel()
 	handlers.Wait()
 	out.q.finish()
@@ -67,6 +85,9 @@ loop:
 	}
 	return err
 }
+
+// stdioDrain bounds how long calls may run after stdin reached EOF.
+const stdioDrain = 10 * time.Second
 
 // stdioConn is the state of one ServeStdio loop.
 type stdioConn struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -120,5 +121,40 @@ func TestStdioClientCancel(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	if m := p.recv(); string(m.ID) != "3" {
 		t.Fatalf("got %+v after cancellation", m)
+	}
+}
+
+// TestStdioEOFDrains: at EOF a running call is not cancelled: it finishes
+// and its response is written before ServeStdio returns.
+func TestStdioEOFDrains(t *testing.T) {
+	noLeaks(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	slow := toolOf("slow", `{"type":"object"}`, func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		close(started)
+		select {
+		case <-release:
+			return ContentResult(call, []Content{Text("finished")}), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	s := NewServer(Options{})
+	if err := s.AddTool(slow); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	inR, inW := io.Pipe()
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), inR, &out) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n"+callBody(2, "slow", `{}`)+"\n")
+	<-started
+	inW.Close()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"text":"finished"`) {
+		t.Fatalf("output %s", out.String())
 	}
 }
