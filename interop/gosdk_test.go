@@ -22,6 +22,7 @@ func TestGoSDK(t *testing.T) {
 		{"http/negotiated/no-GET", "http", "", true},
 		{"http/2025-11-25/default", "http", "2025-11-25", false},
 		{"http/2025-11-25/no-GET", "http", "2025-11-25", true},
+		{"http/2025-06-18/no-GET", "http", "2025-06-18", true},
 		{"stdio/negotiated", "stdio", "", false},
 		{"stdio/2025-11-25", "stdio", "2025-11-25", false},
 	} {

@@ -110,8 +110,8 @@ ts --sdk v2 --era modern --transport http --url "$url" --no-get
 ts --sdk v2 --era modern --transport stdio --command "$work/server" -- -stdio
 ts --sdk v2 --era auto --transport http --url "$url"
 
-# The Go clients: 6 go-sdk runs and 5 mcp-go runs (see *_test.go).
-runs=$((runs + 11))
+# The Go clients: 7 go-sdk runs and 5 mcp-go runs (see *_test.go).
+runs=$((runs + 12))
 step "go test (go-sdk and mcp-go clients)"
 (cd "$here" && INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" \
 	timeout 600 go test -count=1 -run 'TestGoSDK|TestMCPGo' . >"$work/go-test.log" 2>&1) || true
