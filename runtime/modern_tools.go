@@ -73,17 +73,21 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 		return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
 	}
 
-	answers := map[string]json.RawMessage{}
+	answers := map[string]answer{}
 	var handlerState []byte
+	var asked map[string]string
 	if p.RequestState != nil {
 		st, err := m.sealer.open(*p.RequestState, "tools/call", t.Name, digest)
 		if err != nil {
 			return replyError(0, NewError(CodeInvalidParams, "%v", err))
 		}
 		maps.Copy(answers, st.Answers)
-		handlerState = st.Handler
+		handlerState, asked = st.Handler, st.Asked
+		if asked == nil {
+			asked = map[string]string{} // answers count only for questions of the last round
+		}
 	}
-	if e := mergeInputResponses(answers, p.InputResponses); e != nil {
+	if e := mergeInputResponses(answers, asked, p.InputResponses); e != nil {
 		return replyError(0, e)
 	}
 
@@ -120,11 +124,17 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 // inputRequired ends a round that has unanswered questions: it seals the
 // answers used so far and the handler's state into requestState.
 func (m *modernCore) inputRequired(t *registeredTool, digest string, peer *mrtrPeer, call *Call) modernReply {
+	open := peer.outstanding()
+	asked := make(map[string]string, len(open))
+	for k, q := range open {
+		asked[k] = q.digest
+	}
 	token, err := m.sealer.seal(&requestState{
 		Method:  "tools/call",
 		Name:    t.Name,
 		Digest:  digest,
 		Answers: peer.consumed(),
+		Asked:   asked,
 		Handler: call.State(),
 	})
 	if err != nil {
@@ -133,7 +143,7 @@ func (m *modernCore) inputRequired(t *registeredTool, digest string, peer *mrtrP
 	return m.result("input_required", struct {
 		InputRequests map[string]inputRequest `json:"inputRequests"`
 		RequestState  string                  `json:"requestState"`
-	}{peer.outstanding(), token})
+	}{open, token})
 }
 
 // runHandler runs the tool's handler, turning a panic into a JSON-RPC
@@ -148,10 +158,12 @@ func (m *modernCore) runHandler(ctx context.Context, t *registeredTool, call *Ca
 	return t.Handler(ctx, call, args)
 }
 
-// mergeInputResponses adds the retry's inputResponses to answers. Answers of
+// mergeInputResponses adds the retry's inputResponses to answers, each bound
+// to the question asked under its key in the previous round (asked, from
+// requestState; without it, answers are taken as they come). Answers of
 // earlier rounds win (the client cannot change an answer the handler already
-// acted on); keys nobody asks for are ignored. null means none.
-func mergeInputResponses(answers map[string]json.RawMessage, raw json.RawMessage) *Error {
+// acted on); keys nobody asked for are ignored. null means none.
+func mergeInputResponses(answers map[string]answer, asked map[string]string, raw json.RawMessage) *Error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -161,9 +173,14 @@ func mergeInputResponses(answers map[string]json.RawMessage, raw json.RawMessage
 		return NewError(CodeInvalidParams, "inputResponses must be an object mapping input request keys to results")
 	}
 	for k, v := range in {
-		if _, ok := answers[k]; !ok {
-			answers[k] = v
+		if _, done := answers[k]; done {
+			continue
 		}
+		q, open := asked[k]
+		if asked != nil && !open {
+			continue // not a question of the last round
+		}
+		answers[k] = answer{Question: q, Result: v}
 	}
 	return nil
 }

@@ -21,28 +21,33 @@ import (
 // again from the start, so work done before an Elicit (or CreateMessage, or
 // ListRoots) may run again on the retry. Keep that work idempotent or move it
 // after the last question, and carry small values across rounds with
-// Call.SetState / Call.State.
+// Call.SetState / Call.State. An answer is bound to its question (method and
+// params): a replay that asks something else under the same key (another
+// message, another schema) gets the new question asked, never the old
+// answer, so questions must not change between rounds for the call to
+// finish (no timestamps in messages).
 type mrtrPeer struct {
 	meta   *requestMeta
 	stream modernStream
 
 	mu      sync.Mutex
-	answers map[string]json.RawMessage // answers available in this round, by key
-	used    map[string]json.RawMessage // answers the handler consumed
-	asked   map[string]inputRequest    // questions without an answer
-	invalid *Error                     // a malformed answer: the round fails with it
+	answers map[string]answer       // answers available in this round, by key
+	used    map[string]answer       // answers the handler consumed, bound to their questions
+	asked   map[string]inputRequest // questions without an answer
+	invalid *Error                  // a malformed answer: the round fails with it
 }
 
 // inputRequest is one entry of an input_required result's inputRequests.
 type inputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params"`
+	digest string // questionDigest(Method, Params)
 }
 
-func newMRTRPeer(meta *requestMeta, stream modernStream, answers map[string]json.RawMessage) *mrtrPeer {
+func newMRTRPeer(meta *requestMeta, stream modernStream, answers map[string]answer) *mrtrPeer {
 	return &mrtrPeer{
 		meta: meta, stream: stream, answers: answers,
-		used: map[string]json.RawMessage{}, asked: map[string]inputRequest{},
+		used: map[string]answer{}, asked: map[string]inputRequest{},
 	}
 }
 
@@ -53,20 +58,21 @@ func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) 
 	if !p.declares(method) {
 		return nil, &missingCapabilityError{capability: capabilityOf(method)}
 	}
+	q := questionDigest(method, params)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ans, ok := p.answers[key]; ok {
-		if err := checkAnswerShape(method, ans); err != nil {
+	if ans, ok := p.answers[key]; ok && (ans.Question == "" || ans.Question == q) {
+		if err := checkAnswerShape(method, ans.Result); err != nil {
 			if p.invalid == nil {
 				p.invalid = NewError(CodeInvalidParams, "inputResponses[%q] is not a valid %s result: %v", key, method, err)
 			}
 			return nil, p.invalid
 		}
-		p.used[key] = ans
-		return ans, nil
+		p.used[key] = answer{Question: q, Result: ans.Result}
+		return ans.Result, nil
 	}
 	if _, dup := p.asked[key]; !dup {
-		p.asked[key] = inputRequest{Method: method, Params: params}
+		p.asked[key] = inputRequest{Method: method, Params: params, digest: q}
 	}
 	return nil, fmt.Errorf("%w: %s %q", ErrInputRequired, method, key)
 }
@@ -109,7 +115,7 @@ func (p *mrtrPeer) outstanding() map[string]inputRequest {
 
 // consumed returns the answers the handler used in this round; they travel
 // in the next requestState so that the replay finds them again.
-func (p *mrtrPeer) consumed() map[string]json.RawMessage {
+func (p *mrtrPeer) consumed() map[string]answer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.used

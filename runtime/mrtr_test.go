@@ -386,3 +386,48 @@ func TestMRTRURLElicitation(t *testing.T) {
 		t.Errorf("text = %q", got)
 	}
 }
+
+// TestMRTRAnswersBoundToQuestions: an answer counts only for the question it
+// answered; a replay that asks something else under the same key asks again.
+func TestMRTRAnswersBoundToQuestions(t *testing.T) {
+	leakCheck(t)
+	drifting := Tool{Name: "drifting", Definition: toolDef("drifting", ""), Elicitations: []*Elicitation{stepForm},
+		Handler: func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+			// Round 1 asks about "a"; every later round asks about "b".
+			topic := "a"
+			if call.State() != nil {
+				topic = "b"
+			}
+			call.SetState([]byte(topic))
+			var v struct {
+				Value string `json:"value"`
+			}
+			if err := call.Elicit(ctx, stepForm, "about "+topic, &v); err != nil {
+				return nil, err
+			}
+			return ContentResult(call, []Content{Text(topic + "=" + v.Value)}), nil
+		}}
+	c := modernServer(t, newTestServer(t, drifting, multiRoundTool()))
+	c.caps = allCaps
+
+	_, s1 := inputRequired(t, c.call("tools/call", map[string]any{"name": "drifting"}))
+	reqs, s2 := inputRequired(t, c.call("tools/call", map[string]any{"name": "drifting", "requestState": s1,
+		"inputResponses": map[string]any{"step": accept(map[string]any{"value": "answer-for-a"})}}))
+	if msg := reqs["step"].(map[string]any)["params"].(map[string]any)["message"]; msg != "about b" {
+		t.Fatalf("the changed question must be asked again, got %v", reqs)
+	}
+	r := c.call("tools/call", map[string]any{"name": "drifting", "requestState": s2,
+		"inputResponses": map[string]any{"step": accept(map[string]any{"value": "answer-for-b"})}})
+	if got := completeText(t, r); got != "b=answer-for-b" {
+		t.Errorf("text = %q", got)
+	}
+
+	// With requestState, an answer to a question not yet asked is ignored.
+	name := "test_input_required_result_multi_round"
+	_, s1 = inputRequired(t, c.call("tools/call", map[string]any{"name": name}))
+	reqs, _ = inputRequired(t, c.call("tools/call", map[string]any{"name": name, "requestState": s1, "inputResponses": map[string]any{
+		"step": accept(map[string]any{"value": "one"}), "step_2": accept(map[string]any{"value": "early"})}}))
+	if reqs["step_2"] == nil {
+		t.Errorf("step_2 answered before it was asked must be asked, got %v", reqs)
+	}
+}

@@ -35,12 +35,35 @@ var (
 // multi round-trip call: the answers of earlier rounds, the handler's own
 // state (Call.SetState), and what the state is bound to.
 type requestState struct {
-	Method  string                     `json:"m"`           // e.g. "tools/call"
-	Name    string                     `json:"n"`           // the tool's name
-	Digest  string                     `json:"d"`           // argsDigest of the call's arguments
-	Expires int64                      `json:"e"`           // Unix seconds
-	Answers map[string]json.RawMessage `json:"a,omitempty"` // input responses of earlier rounds, by key
-	Handler []byte                     `json:"s,omitempty"` // the handler's SetState bytes
+	Method  string            `json:"m"`           // e.g. "tools/call"
+	Name    string            `json:"n"`           // the tool's name
+	Digest  string            `json:"d"`           // argsDigest of the call's arguments
+	Expires int64             `json:"e"`           // Unix seconds
+	Answers map[string]answer `json:"a,omitempty"` // input responses of earlier rounds, by key
+	Asked   map[string]string `json:"q,omitempty"` // questionDigest of each question left open, by key
+	Handler []byte            `json:"s,omitempty"` // the handler's SetState bytes
+}
+
+// answer is an input response bound to the question it answers, so that a
+// replay that asks something else under the same key is asked again rather
+// than handed an answer to another question.
+type answer struct {
+	Question string          `json:"q,omitempty"` // questionDigest; "" when unknown (no requestState came back)
+	Result   json.RawMessage `json:"r"`
+}
+
+// questionDigest identifies a question by its method and params.
+func questionDigest(method string, params any) string {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return ""
+	}
+	canon, err := canonicalJSON(b)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(append([]byte(method+"\n"), canon...))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // stateSealer seals and opens requestState with AES-256-GCM. The AEAD key is

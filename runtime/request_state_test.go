@@ -17,7 +17,7 @@ func TestRequestStateSealOpen(t *testing.T) {
 	s.now = func() time.Time { return now }
 	digest, _ := argsDigest(json.RawMessage(`{"b":1,"a":[true,"x"]}`))
 	in := &requestState{Method: "tools/call", Name: "t", Digest: digest,
-		Answers: map[string]json.RawMessage{"k": json.RawMessage(`{"action":"accept"}`)}, Handler: []byte("hs")}
+		Answers: map[string]answer{"k": {Question: "q1", Result: json.RawMessage(`{"action":"accept"}`)}}, Handler: []byte("hs")}
 	tok, err := s.seal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestRequestStateSealOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got.Answers["k"]) != `{"action":"accept"}` || string(got.Handler) != "hs" {
+	if got.Answers["k"].Question != "q1" || string(got.Answers["k"].Result) != `{"action":"accept"}` || string(got.Handler) != "hs" {
 		t.Errorf("opened %+v", got)
 	}
 
