@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -161,6 +162,18 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 	} else {
 		fmt.Fprintf(stdout, "Its project: %s (removed when the demo stops; --keep keeps it)\n", dir)
 	}
+	cfg, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"notes-demo": map[string]any{"command": bin, "args": []string{"-stdio"}},
+	}}, "", "  ")
+	if err != nil {
+		stopAndWait()
+		return err
+	}
+	keepHint := " (the binary lives in the project folder: rerun with --keep so that it stays)"
+	if o.keep {
+		keepHint = ""
+	}
+	fmt.Fprintf(stdout, "\nA desktop MCP client starts the same server over stdio with this configuration%s:\n\n%s\n", keepHint, cfg)
 	fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (the last step is the elicitation round trip):\n\n%s\n", script)
 	if o.exit {
 		fmt.Fprintln(stdout, "Stopping (--exit).")
