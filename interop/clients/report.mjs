@@ -46,6 +46,7 @@ console.log('\nwhat each run saw:');
 for (const r of rows) {
     console.log(`  ${r.client} ${r.transport} ${r.config}:`);
     for (const n of checks.order) console.log(`    ${n}: ${r.results?.[n]?.ok ? 'ok' : 'FAIL'}: ${r.results?.[n]?.detail ?? 'no result'}`);
+    for (const w of r.warnings ?? []) console.log(`    warning (reported by the SDK, no call failed): ${w}`);
 }
 if (details.length) {
     console.log('\nfailures:');

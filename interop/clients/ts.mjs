@@ -152,6 +152,12 @@ async function main() {
         setVersion?.(v);
     };
 
+    // Errors the SDK reports without failing a call (a broken GET stream, an
+    // unparsable message) are kept as warnings for the report.
+    client.onerror = err => {
+        row.warnings ??= [];
+        if (row.warnings.length < 10) row.warnings.push(String(err?.message ?? err));
+    };
     try {
         await withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs, 'connect');
     } catch (err) {
