@@ -92,7 +92,7 @@ func run() error {
 		}
 	}
 	pin := pinning(st)
-	report := &report{settings: st, pinned: pin != nil, results: map[string]map[string]*driver.Result{}, failures: map[string]map[string]string{}}
+	report := &report{settings: st, pinned: pin != nil, loadStart: loadAvg(), results: map[string]map[string]*driver.Result{}, failures: map[string]map[string]string{}}
 
 	for _, w := range []string{driver.W1, driver.W2, driver.W3, driver.W4, driver.W5} {
 		for _, name := range st.Impls {
@@ -137,6 +137,7 @@ func run() error {
 		fmt.Fprintln(os.Stderr, "go benchmarks FAILED:", err)
 	}
 	report.benches = benches
+	report.loadEnd = loadAvg()
 
 	if err := os.WriteFile(st.Out, []byte(report.markdown()), 0o644); err != nil {
 		return err

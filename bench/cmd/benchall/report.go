@@ -14,10 +14,13 @@ import (
 
 type report struct {
 	settings settings
-	pinned   bool
-	results  map[string]map[string]*driver.Result // workload -> impl -> result
-	failures map[string]map[string]string
-	benches  map[string]map[string]benchResult
+	// loadStart and loadEnd are /proc/loadavg when the run began and ended:
+	// other work on the machine shows up in every number.
+	loadStart, loadEnd string
+	pinned             bool
+	results            map[string]map[string]*driver.Result // workload -> impl -> result
+	failures           map[string]map[string]string
+	benches            map[string]map[string]benchResult
 }
 
 func (r *report) add(w, name string, res *driver.Result) {
@@ -75,6 +78,7 @@ func (r *report) markdown() string {
 	}
 	p("| load | %d concurrent clients, keep-alive; %s measured after %s warm-up; median of %d runs by calls per server CPU second; a fresh server per run |\n",
 		st.Concurrency, st.Duration, st.Warmup, st.Reps)
+	p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", r.loadStart, r.loadEnd)
 	p("| W4 | %d idle sessions (initialize + notifications/initialized, no GET stream) |\n", st.Sessions)
 	p("| W5 | %d slow clients, each writing its request 8 bytes and reading its response 16 bytes at a time, %s apart |\n\n", st.Slow, st.SlowDelay)
 
@@ -264,6 +268,19 @@ func goVersion() string {
 		return runtime.Version()
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "go version ")
+}
+
+// loadAvg returns the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func kernel() string {

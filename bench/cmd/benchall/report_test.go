@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpgen/mcpgen/bench/driver"
+)
+
+func TestReportTargets(t *testing.T) {
+	r := &report{
+		settings: settings{Impls: []string{"mcpgen", "gosdk", "mcpgo", "floor"}, Reps: 1},
+		results:  map[string]map[string]*driver.Result{},
+		failures: map[string]map[string]string{},
+		benches:  map[string]map[string]benchResult{driver.W1: {"mcpgen": {AllocsPerOp: 100}, "floor": {AllocsPerOp: 50}}},
+	}
+	r.add(driver.W1, "mcpgen", &driver.Result{CallsPerCPUSecond: 900, P99Micros: 100})
+	r.add(driver.W1, "floor", &driver.Result{CallsPerCPUSecond: 1000, P99Micros: 90})
+	r.add(driver.W1, "mcpgo", &driver.Result{CallsPerCPUSecond: 600, P99Micros: 120})
+	r.add(driver.W3, "mcpgen", &driver.Result{CallsPerCPUSecond: 100})
+	r.add(driver.W3, "mcpgo", &driver.Result{CallsPerCPUSecond: 90})
+	r.add(driver.W4, "mcpgen", &driver.Result{BytesPerSession: 5000})
+	r.fail(driver.W3, "gosdk", "HTTP 500")
+
+	md := r.markdown()
+	for _, want := range []string{
+		"| W1 calls per server CPU second ≥ 0.8x the floor | 0.90x | yes |",
+		"| W1 p99 no worse than any peer | 100 µs vs best peer 120 µs | yes |",
+		"| W3 ≥ 1.3x the fastest peer that completes it (mcpgo) | 1.11x | **no** |",
+		"| W4 < 4 KB per idle session | 5000 B | **no** |",
+		"| mcpgen | 0 | 0 µs | 100 µs | 900 | 1.00x | 0.90x | 100 | 0 |",
+		"| gosdk | failed: HTTP 500 |",
+		"| W3 | gosdk | HTTP 500 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if r.failureCount() != 1 {
+		t.Errorf("failureCount = %d, want 1", r.failureCount())
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	runs := []*driver.Result{{CallsPerCPUSecond: 3}, {CallsPerCPUSecond: 1}, {CallsPerCPUSecond: 2}}
+	if m := median(runs); m.CallsPerCPUSecond != 2 {
+		t.Fatalf("median %v, want 2", m.CallsPerCPUSecond)
+	}
+}
