@@ -94,3 +94,19 @@ func TestModulePathOf(t *testing.T) {
 		}
 	}
 }
+
+func TestInitInsideTheMcpgenModuleIsRefused(t *testing.T) {
+	src := checkoutDir()
+	if src == "" {
+		t.Fatal("not running from a checkout")
+	}
+	dir := filepath.Join(src, "testdata", "init-must-not-create-"+t.Name())
+	_, stderr, code := runCLI(t, "init", dir)
+	if code != 1 || !strings.Contains(stderr, "inside the mcpgen module") {
+		t.Fatalf("exit %d, want 1 saying why:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		os.RemoveAll(dir)
+		t.Errorf("a refused init created %s", dir)
+	}
+}
