@@ -71,7 +71,7 @@ type Call struct {
 
 // newCall is used by both eras' tools/call paths.
 func newCall(p peer, state []byte, newElicitationID func() string) *Call {
-	return &Call{peer: p, asked: map[string]int{}, state: state, nextID: newElicitationID}
+	return &Call{peer: p, state: state, nextID: newElicitationID}
 }
 
 // key returns the next stable question key for base: base, base_2, base_3...
@@ -79,6 +79,9 @@ func newCall(p peer, state []byte, newElicitationID func() string) *Call {
 func (c *Call) key(base string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.asked == nil {
+		c.asked = map[string]int{}
+	}
 	c.asked[base]++
 	if n := c.asked[base]; n > 1 {
 		return base + "_" + strconv.Itoa(n)

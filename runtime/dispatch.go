@@ -16,12 +16,13 @@ func (s *Server) serveRequest(ctx context.Context, sess *session, msg *message, 
 	var rpcErr *Error
 	switch msg.Method {
 	case "tools/call":
-		hctx, cancel := context.WithCancelCause(ctx)
-		stop := context.AfterFunc(sess.ctx, func() { cancel(ErrSessionNotFound) })
+		// The handler's context ends with the session or a client
+		// notifications/cancelled, never with the connection (a disconnect is
+		// not a cancellation); it carries the request's values.
+		hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
 		sess.addInflight(msg.ID, cancel)
 		result, rpcErr = s.callTool(hctx, sess, msg, &requestScopedSender{sess: sess, origin: st})
 		sess.removeInflight(msg.ID)
-		stop()
 		cause := context.Cause(hctx)
 		cancel(nil)
 		// A cancelled request gets no response (the client cancelled it, or its
@@ -36,6 +37,20 @@ func (s *Server) serveRequest(ctx context.Context, sess *session, msg *message, 
 		result, rpcErr = s.serveSimple(ctx, sess, msg)
 	}
 	st.respond(s.encodeOutcome(msg.ID, result, rpcErr))
+}
+
+// valuesFrom is a context with the lifetime of its embedded one and, besides
+// the embedded one's values, those of values (the HTTP request's).
+type valuesFrom struct {
+	context.Context
+	values context.Context
+}
+
+func (v valuesFrom) Value(key any) any {
+	if x := v.Context.Value(key); x != nil {
+		return x
+	}
+	return v.values.Value(key)
 }
 
 // serveSimple answers the requests that need no stream of their own.

@@ -123,11 +123,15 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		writeError(w, http.StatusServiceUnavailable, nil, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
 		return
 	}
-	ctx := context.WithoutCancel(r.Context())
-	// Fast path: one request that runs no handler is answered inline as JSON.
-	if m := msgs[0]; !batch && m.Method != "tools/call" && jsonOK {
-		result, rpcErr := s.serveSimple(ctx, sess, m)
-		writeJSON(w, "", s.encodeOutcome(m.ID, result, rpcErr))
+	ctx := r.Context()
+	if m := msgs[0]; !batch && m.isRequest() {
+		if m.Method != "tools/call" && jsonOK {
+			// One request that runs no handler: answered inline as JSON.
+			result, rpcErr := s.serveSimple(ctx, sess, m)
+			writeJSON(w, "", s.encodeOutcome(m.ID, result, rpcErr))
+			return
+		}
+		s.serveOneCall(w, r, sess, m, jsonOK, sseOK)
 		return
 	}
 	st := sess.newStream(requests, sseOK, false)
@@ -143,13 +147,42 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 			}
 			go func() {
 				defer s.calls.done()
-				s.serveRequest(ctx, sess, m, st)
+				s.serveRequest(context.WithoutCancel(ctx), sess, m, st)
 			}()
 		default:
 			s.serveRequest(ctx, sess, m, st)
 		}
 	}
 	s.writePOST(w, r, sess, st, batch, jsonOK)
+}
+
+// serveOneCall runs a POST's single tools/call on the request's own
+// goroutine. The response is written by this goroutine as JSON when the
+// handler sent nothing else; the first other message starts a writer
+// goroutine that upgrades the response to an event stream, and this
+// goroutine waits for it before returning.
+func (s *Server) serveOneCall(w http.ResponseWriter, r *http.Request, sess *session, m *message, jsonOK, sseOK bool) {
+	st := sess.newStream(1, sseOK, false)
+	if !s.calls.add() {
+		writeError(w, http.StatusServiceUnavailable, m.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
+		return
+	}
+	var writerDone chan struct{}
+	st.startWriter = func() {
+		writerDone = make(chan struct{})
+		go func() {
+			defer close(writerDone)
+			s.writePOST(w, r, sess, st, false, jsonOK)
+		}()
+	}
+	s.serveRequest(context.WithoutCancel(r.Context()), sess, m, st)
+	s.calls.done()
+	st.writerOnce.Do(func() {}) // no writer starts from now on
+	if writerDone != nil {
+		<-writerDone
+		return
+	}
+	s.writePOST(w, r, sess, st, false, jsonOK)
 }
 
 // writePOST writes the response of a POST: plain JSON while only responses

@@ -31,15 +31,32 @@ func validID(raw json.RawMessage) bool {
 	}
 	switch raw[0] {
 	case '"':
+		// Decoded messages hold syntactically valid JSON: a leading quote is a
+		// whole string. Anything else is checked in full.
+		if len(raw) >= 2 && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+			return true
+		}
 		var s string
 		return json.Unmarshal(raw, &s) == nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n json.Number
-		if json.Unmarshal(raw, &n) != nil {
-			return false
+		digits := raw
+		if digits[0] == '-' {
+			digits = digits[1:]
 		}
-		_, err := n.Int64()
-		return err == nil
+		if len(digits) == 0 || len(digits) > 18 {
+			var n json.Number
+			if json.Unmarshal(raw, &n) != nil {
+				return false
+			}
+			_, err := n.Int64()
+			return err == nil
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return digits[0] != '0' || len(digits) == 1
 	}
 	return false
 }

@@ -17,12 +17,15 @@ type legacyPeer struct {
 	sender   *requestScopedSender
 	parent   json.RawMessage // the incoming request's ID, for logs
 	caps     ClientCapabilities
-	level    func() LogLevel
 	progress json.RawMessage
 }
 
 func (p *legacyPeer) capabilities() ClientCapabilities { return p.caps }
-func (p *legacyPeer) logLevel() LogLevel               { return p.level() }
+func (p *legacyPeer) logLevel() LogLevel {
+	p.sess.mu.Lock()
+	defer p.sess.mu.Unlock()
+	return p.sess.state.LogLevel
+}
 func (p *legacyPeer) progressToken() json.RawMessage   { return p.progress }
 
 func (p *legacyPeer) notify(ctx context.Context, method string, params any) error {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 )
 
@@ -30,10 +31,10 @@ func decodeMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err
 		}
 		return msgs, bad, true, nil
 	}
-	if !json.Valid(body) {
-		return nil, nil, false, &Error{Code: CodeParseError, Message: "parse error: the body is not valid JSON"}
-	}
 	m, e := decodeMessage(body)
+	if e != nil && e.Code == CodeParseError {
+		return nil, nil, false, e
+	}
 	return []*message{m}, []*Error{e}, false, nil
 }
 
@@ -42,6 +43,10 @@ func decodeMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err
 func decodeMessage(raw []byte) (*message, *Error) {
 	m := &message{}
 	if err := json.Unmarshal(raw, m); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return m, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+		}
 		// Valid JSON of the wrong shape (an array, a string, "id": {}...).
 		m = &message{}
 		var probe struct {

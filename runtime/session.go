@@ -19,7 +19,7 @@ type session struct {
 	srv    *Server
 	ids    sharedIDAllocator
 	ctx    context.Context // ends with the session (DELETE, expiry, shutdown)
-	cancel context.CancelFunc
+	cancel func() // ends ctx with cause ErrSessionNotFound
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 
@@ -49,8 +49,8 @@ func newSessionID() string {
 }
 
 func (s *Server) liveSession(st SessionState) *session {
-	ctx, cancel := context.WithCancel(s.baseCtx)
-	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: cancel, state: st}
+	ctx, cancel := context.WithCancelCause(s.baseCtx)
+	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: func() { cancel(ErrSessionNotFound) }, state: st}
 	sess.ids.prefix = s.opts.ReplicaID
 	sess.caps = parseClientCapabilities(st.ClientCapabilities)
 	sess.touch()

@@ -30,6 +30,11 @@ type stream struct {
 	upgraded bool // went out as SSE: its events are stored and resumable
 
 	wmu sync.Mutex // held while one event is stored and written
+
+	// startWriter, when set, starts the stream's writer on the first push
+	// (a POST whose handler runs on the request's goroutine).
+	startWriter func()
+	writerOnce  sync.Once
 }
 
 func (sess *session) newStream(expect int, sse, standalone bool) *stream {
@@ -45,6 +50,9 @@ func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 
 // push queues a request or notification, waiting for room (backpressure).
 func (st *stream) push(ctx context.Context, data []byte) error {
+	if st.startWriter != nil {
+		st.writerOnce.Do(st.startWriter)
+	}
 	return st.q.push(ctx, frame{data: data})
 }
 

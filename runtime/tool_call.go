@@ -46,10 +46,7 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, snd 
 		return res, nil
 	}
 	_, caps := sess.snapshot()
-	peer := &legacyPeer{
-		sess: sess, sender: snd, parent: msg.ID, caps: caps, progress: p.Meta.ProgressToken,
-		level: func() LogLevel { s, _ := sess.snapshot(); return s.LogLevel },
-	}
+	peer := &legacyPeer{sess: sess, sender: snd, parent: msg.ID, caps: caps, progress: p.Meta.ProgressToken}
 	call := newCall(peer, nil, newElicitationID)
 	s.calls.add()
 	defer s.calls.done()
