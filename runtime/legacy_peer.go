@@ -26,7 +26,7 @@ func (p *legacyPeer) logLevel() LogLevel {
 	defer p.sess.mu.Unlock()
 	return p.sess.state.LogLevel
 }
-func (p *legacyPeer) progressToken() json.RawMessage   { return p.progress }
+func (p *legacyPeer) progressToken() json.RawMessage { return p.progress }
 
 func (p *legacyPeer) notify(ctx context.Context, method string, params any) error {
 	data, err := encodeRequest(nil, method, params)

@@ -19,7 +19,7 @@ type session struct {
 	srv    *Server
 	ids    sharedIDAllocator
 	ctx    context.Context // ends with the session (DELETE, expiry, shutdown)
-	cancel func() // ends ctx with cause ErrSessionNotFound
+	cancel func()          // ends ctx with cause ErrSessionNotFound
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 
