@@ -18,6 +18,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +49,9 @@ type settings struct {
 	BenchTime   string
 	ServerCore  string
 	DriverCore  string
+	// Profile, when set, is a folder that gets a CPU profile of every mcpgen
+	// run (mcpgen_W1.pprof, ...), taken over the measured window.
+	Profile string
 }
 
 func main() {
@@ -71,6 +76,7 @@ func run() error {
 	flag.StringVar(&st.BenchTime, "benchtime", "3000x", "go test -benchtime for the in-process benchmarks")
 	flag.StringVar(&st.ServerCore, "server-core", "1", "CPU the server is pinned to")
 	flag.StringVar(&st.DriverCore, "driver-core", "0", "CPU the driver is pinned to")
+	flag.StringVar(&st.Profile, "profile", "", "folder for CPU profiles of the mcpgen server during each workload (go tool pprof)")
 	flag.Parse()
 	st.Impls = strings.Split(*impls, ",")
 	if st.Smoke {
@@ -199,7 +205,12 @@ var servingLine = regexp.MustCompile(`at (http://\S+/mcp)`)
 
 // runOne starts a fresh server, drives one workload at it, and stops it.
 func runOne(ctx context.Context, bin string, pin map[string][]string, st settings, name, w string) (*driver.Result, error) {
-	srv := command(ctx, pin, "server", filepath.Join(bin, "serve"), "-impl", name, "-addr", "127.0.0.1:0")
+	profile := st.Profile != "" && name == "mcpgen" && w != driver.W4
+	serveArgs := []string{filepath.Join(bin, "serve"), "-impl", name, "-addr", "127.0.0.1:0"}
+	if profile {
+		serveArgs = append(serveArgs, "-pprof")
+	}
+	srv := command(ctx, pin, "server", serveArgs...)
 	var srvErr bytes.Buffer
 	srv.Stderr = &srvErr
 	stdout, err := srv.StdoutPipe()
@@ -234,7 +245,17 @@ func runOne(ctx context.Context, bin string, pin map[string][]string, st setting
 	drv := command(ctx, pin, "driver", args...)
 	var out, errOut bytes.Buffer
 	drv.Stdout, drv.Stderr = &out, &errOut
-	runErr := drv.Run()
+	if err := drv.Start(); err != nil {
+		return nil, err
+	}
+	var profErr error
+	if profile {
+		profErr = takeProfile(ctx, strings.TrimSuffix(m[1], "/mcp"), st, filepath.Join(st.Profile, "mcpgen_"+w+".pprof"))
+	}
+	runErr := drv.Wait()
+	if profErr != nil {
+		fmt.Fprintln(os.Stderr, "profile:", profErr)
+	}
 	var r driver.Result
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return nil, fmt.Errorf("driver: %v: %s", runErr, strings.TrimSpace(errOut.String()))
@@ -243,6 +264,41 @@ func runOne(ctx context.Context, bin string, pin map[string][]string, st setting
 		return nil, fmt.Errorf("%d of %d calls failed, first: %s", r.Errors, r.Calls+r.Errors, r.FirstError)
 	}
 	return &r, nil
+}
+
+// takeProfile waits out the driver's warm-up, then saves a CPU profile of the
+// server covering the measured window.
+func takeProfile(ctx context.Context, base string, st settings, path string) error {
+	select {
+	case <-time.After(st.Warmup + 100*time.Millisecond):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	secs := max(1, int(st.Duration.Seconds())-1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/profile?seconds="+strconv.Itoa(secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // median picks the run with the median calls per server CPU second.
