@@ -160,12 +160,12 @@ func (g *gen) build(m *model) {
 		b := &typeBuilder{ns: g.ns, src: t.at.src, root: t.input, prefix: ir.goName, decls: &ir.decls,
 			memo: map[*jsontree.Node]*typeRef{}, owner: fmt.Sprintf("tool %q", t.name), base: t.at.node.Ptr,
 			roots: map[*jsontree.Node]string{t.input: fmt.Sprintf("the arguments of tool %s", t.name)}}
-		ir.input = b.structOf(t.input, b.typeName(t.input, ir.goName+"Input"))
+		ir.input = b.rootType(t.input, b.typeName(t.input, ir.goName+"Input"))
 		if t.output != nil {
 			b.root = t.output
 			b.memo = map[*jsontree.Node]*typeRef{}
 			b.roots[t.output] = fmt.Sprintf("the structured output of tool %s", t.name)
-			ir.output = b.structOf(t.output, b.typeName(t.output, ir.goName+"Output"))
+			ir.output = b.rootType(t.output, b.typeName(t.output, ir.goName+"Output"))
 		}
 		for _, ref := range t.elicitRefs {
 			if e := g.elicits[ref.Str]; e != nil {

@@ -31,7 +31,7 @@ func compileSchema(at place, rep *reporter) bool {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		reportLeaves(at, ve, rep, map[string]bool{})
+		reportLeaves(at, leaves(ve, nil), rep)
 		return false
 	}
 	msg := trimJSONSchemaErr(err)
@@ -43,25 +43,53 @@ func compileSchema(at place, rep *reporter) bool {
 	return false
 }
 
-// reportLeaves reports the deepest causes of a meta-schema validation failure,
-// each at the place in the file that it concerns.
-func reportLeaves(at place, ve *jsonschema.ValidationError, rep *reporter, seen map[string]bool) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			reportLeaves(at, c, rep, seen)
+// leaves collects the deepest causes of a meta-schema validation failure.
+func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return append(out, ve)
+	}
+	for _, c := range ve.Causes {
+		out = leaves(c, out)
+	}
+	return out
+}
+
+// reportLeaves reports each failure at the place in the file it concerns.
+// Where the meta-schema tried alternatives ("expected array, but got
+// string" beside "value must be one of ..."), the type mismatches of the
+// alternatives not taken are left out.
+func reportLeaves(at place, all []*jsonschema.ValidationError, rep *reporter) {
+	byLoc := map[string][]string{}
+	var locs []string
+	for _, ve := range all {
+		if _, ok := byLoc[ve.InstanceLocation]; !ok {
+			locs = append(locs, ve.InstanceLocation)
 		}
-		return
+		byLoc[ve.InstanceLocation] = append(byLoc[ve.InstanceLocation], ve.Message)
 	}
-	key := ve.InstanceLocation + "\x00" + ve.Message
-	if seen[key] {
-		return
+	for _, loc := range locs {
+		msgs := byLoc[loc]
+		var specific []string
+		for _, m := range msgs {
+			if !strings.HasPrefix(m, "expected ") {
+				specific = append(specific, m)
+			}
+		}
+		if len(specific) > 0 && len(specific) < len(msgs) {
+			msgs = specific
+		}
+		n := at.src.doc.At(at.node.Ptr + loc)
+		if n == nil {
+			n = at.node
+		}
+		seen := map[string]bool{}
+		for _, m := range msgs {
+			if !seen[m] {
+				seen[m] = true
+				rep.errorf(place{at.src, n}, "the schema must be valid JSON Schema 2020-12", "invalid schema: %s", m)
+			}
+		}
 	}
-	seen[key] = true
-	n := at.src.doc.At(at.node.Ptr + ve.InstanceLocation)
-	if n == nil {
-		n = at.node
-	}
-	rep.errorf(place{at.src, n}, "the schema must be valid JSON Schema 2020-12", "invalid schema: %s", ve.Message)
 }
 
 func trimJSONSchemaErr(err error) string {

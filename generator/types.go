@@ -258,6 +258,23 @@ func constraintsOnly(alts []*jsontree.Node) bool {
 
 func isInteger(num string) bool { return !strings.ContainsAny(num, ".eE") }
 
+// rootType is the type of a tool's inputSchema or outputSchema: a struct
+// named name, unless the root is itself a reference, a composition or a map.
+func (b *typeBuilder) rootType(n *jsontree.Node, name string) *typeRef {
+	composed := n.Has("$ref")
+	for _, k := range []string{"allOf", "oneOf", "anyOf"} {
+		if alts := n.Get(k); alts != nil && alts.Kind == jsontree.Array && !constraintsOnly(alts.Elems) {
+			composed = true
+		}
+	}
+	ap := n.Get("additionalProperties")
+	if composed || (!n.Has("properties") && ap != nil && ap.Kind == jsontree.Object) {
+		t, _ := b.typeOf(n, name)
+		return t
+	}
+	return b.structOf(n, name)
+}
+
 // structOf declares the struct for an object schema.
 func (b *typeBuilder) structOf(n *jsontree.Node, name string) *typeRef {
 	return b.structFrom(n, []*jsontree.Node{n}, name)
