@@ -3,7 +3,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -20,9 +23,10 @@ const (
 // x-mcp-header parameters live on each registeredTool, parsed by AddTool). Nothing in it belongs to a client:
 // every request carries what the server needs to know about its client.
 type modernCore struct {
-	s      *Server
-	sealer *stateSealer
-	listen *listenHub
+	s          *Server
+	sealer     *stateSealer
+	listen     *listenHub
+	serverInfo json.RawMessage // serverInfoJSON, for every result's _meta
 }
 
 func newModernCore(s *Server) *modernCore {
@@ -32,7 +36,7 @@ func newModernCore(s *Server) *modernCore {
 		// cannot seal state must not run with a guessable key.
 		panic(err)
 	}
-	return &modernCore{s: s, sealer: sealer, listen: newListenHub()}
+	return &modernCore{s: s, sealer: sealer, listen: newListenHub(), serverInfo: serverInfoJSON(s.opts)}
 }
 
 // modernStream carries notifications related to one request back to its
@@ -54,6 +58,7 @@ func replyError(status int, e *Error) modernReply { return modernReply{err: e, s
 // modernRequest is one 2026-07-28 request whose _meta has been validated.
 type modernRequest struct {
 	msg    *message
+	params *modernParams
 	meta   *requestMeta
 	header http.Header // nil on stdio (no Mcp-Param-* checks there)
 }
@@ -96,48 +101,54 @@ func (m *modernCore) discover() modernReply {
 	return m.complete(res)
 }
 
-// serverInfo is the Implementation object that identifies this server.
-func (m *modernCore) serverInfo() any {
-	name, version := m.s.opts.Name, m.s.opts.Version
+// serverInfoJSON is the Implementation object that identifies this server,
+// encoded once.
+func serverInfoJSON(opts Options) json.RawMessage {
+	name, version := opts.Name, opts.Version
 	if name == "" {
 		name = "mcpgen"
 	}
 	if version == "" {
 		version = "0.0.0"
 	}
-	return struct {
+	b, _ := json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
 		Version string `json:"version"`
-	}{name, m.s.opts.Title, version}
+	}{name, opts.Title, version})
+	return b
 }
 
 // complete encodes v as a complete result.
-func (m *modernCore) complete(v any) modernReply { return m.result("complete", v) }
+func (m *modernCore) complete(v any) modernReply { return m.result("complete", v, nil) }
 
-// result encodes v (a JSON object) with resultType and the serverInfo _meta
-// that every 2026-07-28 result carries.
-func (m *modernCore) result(resultType string, v any) modernReply {
+// result encodes v (a JSON object without _meta) with resultType and a _meta
+// holding extra plus the serverInfo that every 2026-07-28 result carries. It
+// appends to v's encoding instead of decoding and re-encoding it.
+func (m *modernCore) result(resultType string, v any, extra map[string]json.RawMessage) modernReply {
 	b, err := json.Marshal(v)
-	if err != nil {
+	if err != nil || len(b) < 2 || b[0] != '{' {
 		return replyError(0, NewError(CodeInternalError, "encoding the result: %v", err))
 	}
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return replyError(0, NewError(CodeInternalError, "encoding the result: not an object"))
+	buf := make([]byte, 0, len(b)+len(m.serverInfo)+96)
+	buf = append(buf, b[:len(b)-1]...)
+	if len(b) > 2 {
+		buf = append(buf, ',')
 	}
-	obj["resultType"], _ = json.Marshal(resultType)
-	meta := map[string]json.RawMessage{}
-	if raw, ok := obj["_meta"]; ok {
-		_ = json.Unmarshal(raw, &meta)
+	buf = append(buf, `"resultType":`...)
+	buf = strconv.AppendQuote(buf, resultType)
+	buf = append(buf, `,"_meta":{`...)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		buf = strconv.AppendQuote(buf, k)
+		buf = append(buf, ':')
+		buf = append(buf, extra[k]...)
+		buf = append(buf, ',')
 	}
-	meta[metaServerInfo], _ = json.Marshal(m.serverInfo())
-	obj["_meta"], _ = json.Marshal(meta)
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return replyError(0, NewError(CodeInternalError, "encoding the result: %v", err))
-	}
-	return modernReply{result: out}
+	buf = strconv.AppendQuote(buf, metaServerInfo)
+	buf = append(buf, ':')
+	buf = append(buf, m.serverInfo...)
+	buf = append(buf, "}}"...)
+	return modernReply{result: buf}
 }
 
 // tool returns the registered tool called name, or nil.

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -31,7 +30,7 @@ type standardHeaders struct {
 // readStandardHeaders checks that the standard headers are present and well
 // encoded (the first check of a 2026-07-28 POST, before _meta). Its error is
 // -32020 HeaderMismatch.
-func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error) {
+func readStandardHeaders(h http.Header, msg *message, params *modernParams) (*standardHeaders, *Error) {
 	sh := &standardHeaders{}
 	var ok bool
 	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
@@ -40,7 +39,7 @@ func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error)
 	if sh.method, ok = modernHeader(h, headerMethod); !ok {
 		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
 	}
-	sh.bodyName, sh.bodyNamePresent = mcpNameOf(msg)
+	sh.bodyName, sh.bodyNamePresent = params.mcpName(msg.Method)
 	if raw, ok := modernHeader(h, headerName); ok {
 		v, err := decodeHeaderValue(raw)
 		if err != nil {
@@ -68,32 +67,6 @@ func (sh *standardHeaders) match(msg *message, meta *requestMeta) *Error {
 		return headerMismatch(headerName, "the %s header (%q) does not match the request's %q", headerName, sh.name, sh.bodyName)
 	}
 	return nil
-}
-
-// mcpNameOf is the body value Mcp-Name must carry: params.name for
-// tools/call and prompts/get, params.uri for resources/read, params.taskId
-// for the tasks methods.
-func mcpNameOf(msg *message) (string, bool) {
-	var field string
-	switch msg.Method {
-	case "tools/call", "prompts/get":
-		field = "name"
-	case "resources/read":
-		field = "uri"
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		field = "taskId"
-	default:
-		return "", false
-	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(msg.Params, &p) != nil {
-		return "", false
-	}
-	var s string
-	if raw, ok := p[field]; !ok || json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // modernHeader returns the first value of a header and whether it was sent.

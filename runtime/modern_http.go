@@ -17,16 +17,10 @@ func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
 	if _, ok := modernHeader(r.Header, headerSessionID); ok {
 		return false
 	}
-	version, hasHeader := modernHeader(r.Header, headerProtocolVersion)
-	modernMeta := hasModernMeta(msg.Params)
-	switch {
-	case modernMeta:
+	if version, ok := modernHeader(r.Header, headerProtocolVersion); ok && !isLegacyVersion(version) {
 		return true
-	case !hasHeader:
-		return false
-	default:
-		return !isLegacyVersion(version)
 	}
+	return hasModernMeta(msg.Params)
 }
 
 // serveModernHTTP serves one 2026-07-28 POST. The checks run in the order
@@ -49,12 +43,17 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		out.finish(nil, replyError(http.StatusBadRequest, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
 		return
 	}
-	sh, e := readStandardHeaders(r.Header, msg)
+	params, perr := decodeModernParams(msg.Params)
+	sh, e := readStandardHeaders(r.Header, msg, params)
 	if e != nil {
 		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
 		return
 	}
-	meta, e := parseRequestMeta(msg.Params)
+	if perr != nil {
+		out.finish(msg.ID, replyError(http.StatusBadRequest, perr))
+		return
+	}
+	meta, e := parseRequestMeta(params.Meta)
 	if e != nil {
 		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
 		return
@@ -67,7 +66,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
 		return
 	}
-	reply := s.modern.dispatch(r.Context(), &modernRequest{msg: msg, meta: meta, header: r.Header}, out)
+	reply := s.modern.dispatch(r.Context(), &modernRequest{msg: msg, params: params, meta: meta, header: r.Header}, out)
 	out.finish(msg.ID, reply)
 }
 

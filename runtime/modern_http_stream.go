@@ -96,10 +96,7 @@ func (h *modernHTTPStream) finish(id json.RawMessage, reply modernReply) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(&message{JSONRPC: "2.0", ID: id, Result: reply.result, Error: reply.err})
-	if err != nil {
-		b, _ = json.Marshal(&message{JSONRPC: "2.0", ID: id, Error: NewError(CodeInternalError, "encoding the response: %v", err)})
-	}
+	b := encodeModernResponse(id, reply)
 	if h.sse {
 		_ = h.writeEvent(b)
 		return
@@ -131,4 +128,22 @@ func (h *modernHTTPStream) writeEvent(data []byte) error {
 		return err
 	}
 	return h.rc.Flush()
+}
+
+// encodeModernResponse writes the response envelope around an encoded result
+// (which is not encoded again) or encodes the error.
+func encodeModernResponse(id json.RawMessage, reply modernReply) []byte {
+	if reply.err == nil {
+		b := make([]byte, 0, len(reply.result)+len(id)+40)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b = append(b, reply.result...)
+		return append(b, '}')
+	}
+	b, err := json.Marshal(&message{JSONRPC: "2.0", ID: id, Error: reply.err})
+	if err != nil {
+		b, _ = json.Marshal(&message{JSONRPC: "2.0", ID: id, Error: NewError(CodeInternalError, "encoding the error: %v", err)})
+	}
+	return b
 }

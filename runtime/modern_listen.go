@@ -87,16 +87,14 @@ func (s *Server) shutdownModern() { s.modern.listen.shutdown() }
 // (the listen request's ID). It returns when the client goes away (nothing
 // more is sent) or the server shuts down (a final complete result).
 func (m *modernCore) subscribe(ctx context.Context, req *modernRequest, stream modernStream) modernReply {
-	var p struct {
-		Notifications *subscriptionFilter `json:"notifications"`
-	}
-	if err := json.Unmarshal(req.msg.Params, &p); err != nil || p.Notifications == nil {
+	filter := req.params.Notifications
+	if filter == nil {
 		return replyError(0, NewError(CodeInvalidParams, "subscriptions/listen: params.notifications is required"))
 	}
 	if st, ok := stream.(interface{ canStream() bool }); ok && !st.canStream() {
 		return replyError(http.StatusNotAcceptable, NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"))
 	}
-	honoured := subscriptionFilter{ToolsListChanged: p.Notifications.ToolsListChanged}
+	honoured := subscriptionFilter{ToolsListChanged: filter.ToolsListChanged}
 	subID := req.msg.ID
 	tag := map[string]json.RawMessage{metaSubscriptionID: subID}
 
@@ -118,9 +116,7 @@ func (m *modernCore) subscribe(ctx context.Context, req *modernRequest, stream m
 		case <-ctx.Done():
 			return modernReply{}
 		case <-m.listen.closed:
-			return m.complete(struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}{tag})
+			return m.result("complete", struct{}{}, tag)
 		case method := <-l.events:
 			if err := stream.notify(ctx, method, struct {
 				Meta map[string]json.RawMessage `json:"_meta"`

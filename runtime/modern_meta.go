@@ -45,7 +45,11 @@ func paramsMeta(params json.RawMessage) rawMeta {
 
 // hasModernMeta reports whether params._meta carries any of the
 // io.modelcontextprotocol/ request keys that only 2026-07-28 clients send.
+// Requests without the string anywhere are answered without decoding.
 func hasModernMeta(params json.RawMessage) bool {
+	if !bytes.Contains(params, []byte(metaReservedPrefix)) {
+		return false
+	}
 	for k := range paramsMeta(params) {
 		if k == metaProtocolVersion || k == metaClientCapabilities || k == metaClientInfo || k == metaLogLevel {
 			return true
@@ -57,8 +61,7 @@ func hasModernMeta(params json.RawMessage) bool {
 // parseRequestMeta validates params._meta of a 2026-07-28 request. Its error
 // is -32602 (HTTP 400): protocolVersion and clientCapabilities are required,
 // clientInfo is not.
-func parseRequestMeta(params json.RawMessage) (*requestMeta, *Error) {
-	meta := paramsMeta(params)
+func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 	if meta == nil {
 		return nil, NewError(CodeInvalidParams, "params._meta is required in protocol %s: it must carry %s and %s",
 			Version20260728, metaProtocolVersion, metaClientCapabilities)

@@ -36,7 +36,12 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 		reply(replyError(0, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
 		return
 	}
-	meta, e := parseRequestMeta(msg.Params)
+	params, e := decodeModernParams(msg.Params)
+	if e != nil {
+		reply(replyError(0, e))
+		return
+	}
+	meta, e := parseRequestMeta(params.Meta)
 	if e != nil {
 		reply(replyError(0, e))
 		return
@@ -45,7 +50,7 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 		reply(replyError(0, e))
 		return
 	}
-	reply(s.modern.dispatch(ctx, &modernRequest{msg: msg, meta: meta}, out))
+	reply(s.modern.dispatch(ctx, &modernRequest{msg: msg, params: params, meta: meta}, out))
 }
 
 // modernStdioStream sends a request's notifications as their own lines.

@@ -16,11 +16,7 @@ import (
 // page, with the cache hints 2026-07-28 requires. tools/list never needs
 // input from the client.
 func (m *modernCore) listTools(req *modernRequest) modernReply {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	_ = json.Unmarshal(req.msg.Params, &p)
-	if p.Cursor != nil {
+	if req.params.Cursor != nil {
 		return replyError(0, NewError(CodeInvalidParams, "invalid cursor: this server returns every tool in one page"))
 	}
 	m.s.mu.RLock()
@@ -36,22 +32,11 @@ func (m *modernCore) listTools(req *modernRequest) modernReply {
 	}{defs, modernListTTL.Milliseconds(), modernCacheScope})
 }
 
-// callParams are the params of a 2026-07-28 tools/call.
-type callParams struct {
-	Name           *string         `json:"name"`
-	Arguments      json.RawMessage `json:"arguments"`
-	InputResponses json.RawMessage `json:"inputResponses"`
-	RequestState   *string         `json:"requestState"`
-}
-
 // callTool answers tools/call: one round of a possibly multi round-trip
 // call. The handler runs from the start in every round (see mrtrPeer for the
 // replay rule); answers of earlier rounds come back from requestState.
 func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream modernStream) modernReply {
-	var p callParams
-	if err := json.Unmarshal(req.msg.Params, &p); err != nil {
-		return replyError(0, NewError(CodeInvalidParams, "tools/call params: %v", err))
-	}
+	p := req.params
 	if p.Name == nil {
 		return replyError(0, NewError(CodeInvalidParams, "tools/call params: name is required"))
 	}
@@ -68,15 +53,14 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 			return replyError(http.StatusBadRequest, e)
 		}
 	}
-	digest, err := argsDigest(args)
-	if err != nil {
-		return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
-	}
-
 	answers := map[string]answer{}
 	var handlerState []byte
 	var asked map[string]string
 	if p.RequestState != nil {
+		digest, err := argsDigest(args)
+		if err != nil {
+			return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
+		}
 		st, err := m.sealer.open(*p.RequestState, "tools/call", t.Name, digest)
 		if err != nil {
 			return replyError(0, NewError(CodeInvalidParams, "%v", err))
@@ -105,7 +89,7 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 	case errors.Is(err, ErrCapabilityMissing):
 		return missingCapabilityReply(err)
 	case peer.outstanding() != nil:
-		return m.inputRequired(t, digest, peer, call)
+		return m.inputRequired(t, args, peer, call)
 	}
 	var rpcErr *Error
 	switch {
@@ -123,7 +107,11 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 
 // inputRequired ends a round that has unanswered questions: it seals the
 // answers used so far and the handler's state into requestState.
-func (m *modernCore) inputRequired(t *registeredTool, digest string, peer *mrtrPeer, call *Call) modernReply {
+func (m *modernCore) inputRequired(t *registeredTool, args json.RawMessage, peer *mrtrPeer, call *Call) modernReply {
+	digest, err := argsDigest(args)
+	if err != nil {
+		return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
+	}
 	open := peer.outstanding()
 	asked := make(map[string]string, len(open))
 	for k, q := range open {
@@ -143,7 +131,7 @@ func (m *modernCore) inputRequired(t *registeredTool, digest string, peer *mrtrP
 	return m.result("input_required", struct {
 		InputRequests map[string]inputRequest `json:"inputRequests"`
 		RequestState  string                  `json:"requestState"`
-	}{open, token})
+	}{open, token}, nil)
 }
 
 // runHandler runs the tool's handler, turning a panic into a JSON-RPC
