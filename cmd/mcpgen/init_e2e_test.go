@@ -545,6 +545,61 @@ func testHTTPElicitation(t *testing.T, bin string) {
 	if got := r.text(); strings.Contains(got, "welcome") || !strings.Contains(got, "groceries") {
 		t.Errorf("list_notes after deleting welcome and keeping groceries: %q", got)
 	}
+
+	// The same handler serves a 2026-07-28 client, sessionless: the question
+	// comes back as input_required, the answer rides the retry.
+	modern := func(id int, extra string) json.RawMessage {
+		t.Helper()
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"delete_note","arguments":{"title":"groceries"},%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`, id, extra)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range map[string]string{
+			"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+			"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "delete_note",
+		} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		msg := newMessages(t, resp).untilID(t, fmt.Sprint(id))
+		if msg.Error != nil {
+			t.Fatalf("2026-07-28 tools/call: error %s", msg.Error)
+		}
+		return msg.Result
+	}
+	var round struct {
+		ResultType    string `json:"resultType"`
+		InputRequests map[string]struct {
+			Method string `json:"method"`
+		} `json:"inputRequests"`
+		RequestState string `json:"requestState"`
+	}
+	if err := json.Unmarshal(modern(6, ""), &round); err != nil {
+		t.Fatal(err)
+	}
+	if round.ResultType != "input_required" || len(round.InputRequests) != 1 {
+		t.Fatalf("2026-07-28 first round: %+v", round)
+	}
+	var answers []string
+	for key, q := range round.InputRequests {
+		if q.Method != "elicitation/create" {
+			t.Errorf("input request %s is %s", key, q.Method)
+		}
+		answers = append(answers, fmt.Sprintf(`%q:{"action":"accept","content":{"confirm":true}}`, key))
+	}
+	retry := fmt.Sprintf(`"inputResponses":{%s},"requestState":%q,`, strings.Join(answers, ","), round.RequestState)
+	var final toolResult
+	if err := json.Unmarshal(modern(7, retry), &final); err != nil {
+		t.Fatal(err)
+	}
+	if final.IsError || !strings.Contains(final.text(), `Deleted "groceries"`) {
+		t.Errorf("2026-07-28 retry: %+v", final)
+	}
 }
 
 func testStdioElicitation(t *testing.T, bin string) {
