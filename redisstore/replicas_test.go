@@ -85,7 +85,7 @@ func TestThreeReplicasServeOneSession(t *testing.T) {
 
 func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
 	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t))
+	rs := startReplicas(t, 3, addr, testPrefix(t), "-keepalive", "500ms")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -103,6 +103,23 @@ func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
 			t.Fatalf("tools/list on replica %d before DELETE: %v", i, err)
 		}
 	}
+	// A GET stream open on replica 1 and a call waiting for its elicitation
+	// on replica 2 must end too, within the keep-alive interval.
+	get, err := openGET(ctx, s, c.urls[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	getEnded := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, get.Body); getEnded <- err }()
+	asked := make(chan struct{})
+	callEnded := make(chan askOutcome, 1)
+	c.next.Store(2) // the call goes to replica 2
+	go func() {
+		callEnded <- s.ask(ctx, 7, func(*askOutcome) bool { close(asked); return false })
+	}()
+	<-asked
+
 	resp, err := s.do(ctx, http.MethodDelete, c.urls[0], nil)
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +128,24 @@ func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("DELETE: HTTP %d", resp.StatusCode)
 	}
+	deleted := time.Now()
+	// No request reaches replicas 1 and 2 meanwhile: their streams end on
+	// their own (keep-alive tick), not because a request found the session gone.
+	const bound = 5 * time.Second // ten keep-alive intervals: generous for a loaded CI machine
+	select {
+	case <-getEnded:
+	case <-time.After(bound):
+		t.Errorf("the GET stream on replica 1 is still open %v after the DELETE", bound)
+	}
+	select {
+	case o := <-callEnded:
+		if o.result != nil {
+			t.Errorf("a call of the deleted session completed: %+v", o.result)
+		}
+	case <-time.After(bound):
+		t.Errorf("the call on replica 2 is still running %v after the DELETE", bound)
+	}
+	t.Logf("streams of the deleted session ended on the other replicas within %v", time.Since(deleted).Round(time.Millisecond))
 	for i := range 3 {
 		_, resp, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{})
 		if resp == nil || resp.StatusCode != http.StatusNotFound {
@@ -123,6 +158,26 @@ func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
 			t.Errorf("other session on replica %d: %v", i, err)
 		}
 	}
+}
+
+// openGET opens the session's standalone GET stream on url.
+func openGET(ctx context.Context, s *session, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", s.id)
+	req.Header.Set("MCP-Protocol-Version", s.version)
+	resp, err := s.c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET: HTTP %d", resp.StatusCode)
+	}
+	return resp, nil
 }
 
 func TestLateAndForeignAnswersAreRefusedEverywhere(t *testing.T) {

@@ -44,6 +44,7 @@ func main() {
 	prefix := flag.String("prefix", "mcpgen:", "Redis key prefix")
 	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
 	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
+	keepAlive := flag.Duration("keepalive", 0, "keep-alive interval (0: the runtime's default); it bounds how soon a session deleted elsewhere ends here")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	flag.Parse()
@@ -62,7 +63,7 @@ func main() {
 		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
 	})
 	defer rdb.Close()
-	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout,
+	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
 		StateKey: []byte(os.Getenv("MCPGEN_STATE_KEY"))}
 	replicaID := "memory"
 	if !*memory {
