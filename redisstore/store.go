@@ -159,6 +159,9 @@ func (s *Store) Configure(o *runtime.Options) {
 	o.Pending = s.Pending()
 	o.Events = s.Events()
 	o.ReplicaID = s.id
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = s.opts.SessionIdle
+	}
 }
 
 // ReplicaID is this process's routing ID (random, claimed in Redis at New).
