@@ -30,8 +30,12 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, sessionID string) error
 }
 
-// MemoryEventStore is the default EventStore: per session, the newest Limit
-// events across all its streams (older ones are evicted first).
+// MemoryEventStore is the default EventStore: per session, a ring of the
+// newest Limit events across all its streams. Event IDs are
+// "<stream>_<n>" with n counting the session's events, so they are unique in
+// the session without a counter per stream. When the ring is full the
+// oldest event is dropped; a resume from before a dropped event replays what
+// is left of its stream.
 type MemoryEventStore struct {
 	// Limit is the number of events kept per session; 0 means 512.
 	Limit int
@@ -41,8 +45,9 @@ type MemoryEventStore struct {
 }
 
 type sessionEvents struct {
-	seq    map[string]uint64 // per stream: the last sequence number handed out
-	events []storedEvent     // oldest first
+	last  uint64        // the session's last event number
+	ring  []storedEvent // grows up to the limit, then wraps
+	start int           // index of the oldest event once full
 }
 
 type storedEvent struct {
@@ -68,6 +73,13 @@ func parseEventID(id string) (stream string, seq uint64, ok bool) {
 	return id[:i], n, true
 }
 
+func (m *MemoryEventStore) limit() int {
+	if m.Limit <= 0 {
+		return 512
+	}
+	return m.Limit
+}
+
 // Append implements EventStore.
 func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID string, data []byte) (string, error) {
 	m.mu.Lock()
@@ -77,21 +89,18 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID string,
 	}
 	se := m.sessions[sessionID]
 	if se == nil {
-		se = &sessionEvents{seq: map[string]uint64{}}
+		se = &sessionEvents{}
 		m.sessions[sessionID] = se
 	}
-	se.seq[streamID]++
-	n := se.seq[streamID]
-	limit := m.Limit
-	if limit <= 0 {
-		limit = 512
+	se.last++
+	e := storedEvent{stream: streamID, seq: se.last, data: data}
+	if len(se.ring) < m.limit() {
+		se.ring = append(se.ring, e)
+	} else {
+		se.ring[se.start] = e
+		se.start = (se.start + 1) % len(se.ring)
 	}
-	if len(se.events) >= limit {
-		copy(se.events, se.events[1:])
-		se.events = se.events[:len(se.events)-1]
-	}
-	se.events = append(se.events, storedEvent{stream: streamID, seq: n, data: data})
-	return eventID(streamID, n), nil
+	return eventID(streamID, se.last), nil
 }
 
 // Replay implements EventStore.
@@ -102,12 +111,13 @@ func (m *MemoryEventStore) Replay(ctx context.Context, sessionID, lastEventID st
 	}
 	m.mu.Lock()
 	se := m.sessions[sessionID]
-	if se == nil || se.seq[stream] < after {
+	if se == nil || se.last < after {
 		m.mu.Unlock()
 		return "", ErrEventNotFound
 	}
 	var todo []storedEvent
-	for _, e := range se.events {
+	for i := range se.ring {
+		e := se.ring[(se.start+i)%len(se.ring)]
 		if e.stream == stream && e.seq > after && len(e.data) > 0 {
 			todo = append(todo, e)
 		}
@@ -133,7 +143,7 @@ func (m *MemoryEventStore) StreamOf(sessionID, eventID string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	se := m.sessions[sessionID]
-	if se == nil || se.seq[stream] < after {
+	if se == nil || se.last < after {
 		return "", false
 	}
 	return stream, true

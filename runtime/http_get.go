@@ -89,6 +89,9 @@ func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64
 			if !st.standalone {
 				st.sess.removeStream(st)
 			}
+			return // the last response goes out as the handler returns
+		}
+		if sw.sync() != nil {
 			return
 		}
 		select {

@@ -7,11 +7,15 @@ import (
 	"time"
 )
 
-// sseWriter writes text/event-stream events to one HTTP response.
+// sseWriter writes text/event-stream events to one HTTP response. Writes
+// are buffered; the writer flushes only when it has nothing more ready
+// (and the last response needs no flush: ending the handler sends it), so
+// a round trip costs two writes, not one per event.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	buf   []byte
+	dirty bool
 }
 
 func newSSEWriter(w http.ResponseWriter) *sseWriter {
@@ -28,7 +32,7 @@ func (s *sseWriter) start(sessionID string) {
 		h.Set(headerSessionID, sessionID)
 	}
 	s.w.WriteHeader(http.StatusOK)
-	_ = s.rc.Flush()
+	s.dirty = true
 }
 
 // event writes one event; data lines are split on newlines as SSE requires.
@@ -71,12 +75,28 @@ func (s *sseWriter) prime(id string, retry time.Duration) error {
 	return s.flush(b)
 }
 
-// comment writes a keep-alive comment line.
-func (s *sseWriter) comment() error { return s.flush([]byte(": keep-alive\n\n")) }
+// comment writes a keep-alive comment line and flushes it.
+func (s *sseWriter) comment() error {
+	if err := s.flush([]byte(": keep-alive\n\n")); err != nil {
+		return err
+	}
+	return s.sync()
+}
 
+// flush buffers b (the name is historical: see sync).
 func (s *sseWriter) flush(b []byte) error {
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
+	s.dirty = true
+	return nil
+}
+
+// sync sends what was written to the client.
+func (s *sseWriter) sync() error {
+	if !s.dirty {
+		return nil
+	}
+	s.dirty = false
 	return s.rc.Flush()
 }
