@@ -174,7 +174,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 		keepHint = ""
 	}
 	fmt.Fprintf(stdout, "\nA desktop MCP client starts the same server over stdio with this configuration%s:\n\n%s\n", keepHint, cfg)
-	fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (the last step is the elicitation round trip):\n\n%s\n", script)
+	fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (steps 3 and 4: the elicitation round trip, in a session and for a 2026-07-28 client):\n\n%s\n", script)
 	if o.exit {
 		fmt.Fprintln(stdout, "Stopping (--exit).")
 		return stopAndWait()

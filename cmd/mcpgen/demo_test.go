@@ -81,7 +81,7 @@ func TestDemoCurlWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Errorf("the curl walkthrough failed: %v\n%s", err, got)
 	}
-	for _, want := range []string{`"replaced":false`, `"method":"elicitation/create"`, `Deleted \"welcome\"`} {
+	for _, want := range []string{`"replaced":false`, `"method":"elicitation/create"`, `Deleted \"welcome\"`, `"resultType":"input_required"`, `Deleted \"groceries\"`} {
 		if !bytes.Contains(got, []byte(want)) {
 			t.Errorf("the walkthrough's output lacks %s:\n%s", want, got)
 		}
