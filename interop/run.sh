@@ -87,17 +87,23 @@ results="$work/results.jsonl"
 : >"$results"
 runs=0
 
-# ts CLIENT-ARGS...: one TypeScript client run; its JSON line goes to $results.
-# It runs in a process group of its own, killed afterwards, so a stdio server
-# the client spawned cannot outlive it.
-ts() {
-	runs=$((runs + 1))
-	step "ts.mjs $*"
-	setsid timeout 180 "$node" "$here/clients/ts.mjs" "$@" >>"$results" 2>>"$work/clients.log" &
+# grouped SECONDS CMD...: runs CMD with a time limit in a process group of its
+# own, killed afterwards, so no server a client spawned (stdio) outlives it.
+grouped() {
+	local limit=$1
+	shift
+	setsid timeout "$limit" "$@" &
 	client_pid=$!
 	wait "$client_pid" || true
 	kill -- -"$client_pid" 2>/dev/null || true
 	client_pid=
+}
+
+# ts CLIENT-ARGS...: one TypeScript client run; its JSON line goes to $results.
+ts() {
+	runs=$((runs + 1))
+	step "ts.mjs $*"
+	grouped 180 "$node" "$here/clients/ts.mjs" "$@" >>"$results" 2>>"$work/clients.log"
 }
 
 ts --sdk v1 --transport http --url "$url"
@@ -113,8 +119,8 @@ ts --sdk v2 --era auto --transport http --url "$url"
 # The Go clients: 7 go-sdk runs and 5 mcp-go runs (see *_test.go).
 runs=$((runs + 12))
 step "go test (go-sdk and mcp-go clients)"
-(cd "$here" && INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" \
-	timeout 600 go test -count=1 -run 'TestGoSDK|TestMCPGo' . >"$work/go-test.log" 2>&1) || true
+INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" \
+	grouped 600 go -C "$here" test -count=1 -run 'TestGoSDK|TestMCPGo' . >"$work/go-test.log" 2>&1
 
 echo
 status=0
