@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"go/token"
 	"regexp"
+	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
@@ -183,32 +185,51 @@ func (g *gen) newFile() *jen.File {
 	return f
 }
 
+// emit renders every file. Files are independent, so they are rendered by
+// up to GOMAXPROCS goroutines; the IR is only read.
 func (g *gen) emit() (map[string][]byte, error) {
-	out := map[string][]byte{}
-	render := func(name string, f *jen.File) error {
-		var buf bytes.Buffer
-		if err := f.Render(&buf); err != nil {
-			return fmt.Errorf("rendering %s: %w", name, err)
-		}
-		b, err := groupImports(buf.Bytes())
-		if err != nil {
-			return fmt.Errorf("formatting %s: %w", name, err)
-		}
-		out[name] = b
-		return nil
+	type job struct {
+		name  string
+		build func() *jen.File
 	}
+	var jobs []job
 	for _, e := range g.order {
-		if err := render(e.file, g.emitElicitation(e)); err != nil {
-			return nil, err
-		}
+		jobs = append(jobs, job{e.file, func() *jen.File { return g.emitElicitation(e) }})
 	}
 	for _, t := range g.tools {
-		if err := render(t.file, g.emitTool(t)); err != nil {
-			return nil, err
-		}
+		jobs = append(jobs, job{t.file, func() *jen.File { return g.emitTool(t) }})
 	}
-	if err := render("mcpgen_handler.go", g.emitHandler()); err != nil {
+	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})
+
+	results := make([][]byte, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(goruntime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var buf bytes.Buffer
+				if err := jobs[i].build().Render(&buf); err != nil {
+					errs[i] = fmt.Errorf("rendering %s: %w", jobs[i].name, err)
+					continue
+				}
+				results[i], errs[i] = groupImports(buf.Bytes())
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	out := make(map[string][]byte, len(jobs))
+	for i, j := range jobs {
+		out[j.name] = results[i]
 	}
 	return out, nil
 }
