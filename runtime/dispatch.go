@@ -83,6 +83,18 @@ func (s *Server) encodeOutcome(id json.RawMessage, result any, rpcErr *Error) []
 	if rpcErr != nil {
 		return encodeError(id, rpcErr)
 	}
+	if tr, ok := result.(*ToolResult); ok {
+		b := make([]byte, 0, 256)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b, err := appendToolResult(b, tr)
+		if err == nil {
+			return append(b, '}')
+		}
+		s.logger.Error("encoding a tool result", slog.String("id", string(id)), slog.String("error", err.Error()))
+		return encodeError(id, &Error{Code: CodeInternalError, Message: "encoding the result: " + err.Error()})
+	}
 	b, err := encodeResponse(id, result)
 	if err != nil {
 		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
