@@ -1,9 +1,10 @@
 // Drives an MCP server with one of the official TypeScript client SDKs through
-// the four round trips interop checks: a form elicitation (accepted with
-// content), a sampling request, progress notifications and a plain tool call.
-// Prints one JSON line (see report.mjs) and exits 0 only when all four passed.
+// the round trips interop checks (scenario.mjs): a form elicitation (accepted
+// with content), a sampling request, progress notifications, a plain tool call,
+// and the first three at once. Prints one JSON line (see report.mjs) and exits
+// 0 only when every check passed.
 //
-//   node ts.mjs --sdk v1|v2 --transport http --url URL [--era legacy|modern] [--no-get]
+//   node ts.mjs --sdk v1|v2 --transport http --url URL [--era legacy|modern|auto] [--no-get]
 //   node ts.mjs --sdk v1|v2 --transport stdio --command BIN [--era ...] -- [ARG]...
 //
 // --sdk v1 is @modelcontextprotocol/sdk (2025 era); --sdk v2 is
