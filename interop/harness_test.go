@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The four round trips every client makes, in this order, with the same
+// The round trips every client makes, in this order, with the same
 // expectations as clients/scenario.mjs for the TypeScript SDKs.
 var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent"}
 

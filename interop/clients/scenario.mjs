@@ -1,6 +1,7 @@
-// The four round trips every client makes against the conformance example
-// server, and what each must see. The Go clients (interop/*_test.go) check the
-// same things in the same order.
+// The round trips every client makes against the conformance example server
+// (elicitation, sampling, progress, plain call, and the first three at once),
+// and what each must see. The Go clients (interop/*_test.go) check the same
+// things in the same order.
 
 export const SIMPLE_TEXT = 'This is a simple text response for testing.';
 export const SAMPLED_TEXT = 'interop: a sampled reply from the client';
