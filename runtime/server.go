@@ -131,6 +131,7 @@ type registeredTool struct {
 	Tool
 	input        *jsonschema.Schema
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
+	flat         *flatSchema   // the allocation-free fast path of input, or nil
 }
 
 // NewServer returns a Server with no tools.
@@ -196,7 +197,7 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema)}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages = nil

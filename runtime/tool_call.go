@@ -70,6 +70,9 @@ func (t *registeredTool) checkArguments(raw json.RawMessage) (json.RawMessage, *
 // validate checks args against the compiled inputSchema and returns the
 // isError result that tells the model what was wrong, or nil.
 func (t *registeredTool) validate(args json.RawMessage) *ToolResult {
+	if t.flat != nil && t.flat.accepts(args) {
+		return nil
+	}
 	d := json.NewDecoder(bytes.NewReader(args))
 	d.UseNumber()
 	var v any

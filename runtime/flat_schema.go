@@ -1,0 +1,290 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// flatSchema is an inputSchema in the common flat subset: an object whose
+// properties are strings (enum, minLength, maxLength), numbers or integers
+// (minimum, maximum) and booleans, with required and additionalProperties.
+// It accepts valid arguments with one scan of their raw bytes and no
+// allocation. It never rejects: anything it cannot accept for certain
+// (escapes, 1.0 as an integer, a failed check) goes to the full JSON Schema
+// validation, which also writes the error message.
+type flatSchema struct {
+	props    map[string]*flatProp
+	required uint64
+	closed   bool // additionalProperties: false
+}
+
+type flatProp struct {
+	bit            uint64
+	typ            string // "string", "number", "integer", "boolean"
+	enum           []string
+	min, max       *float64
+	minLen, maxLen int // -1: none
+}
+
+// compileFlat returns the fast path for schema, or nil when the schema is
+// outside the subset.
+func compileFlat(schema []byte) *flatSchema {
+	var root map[string]json.RawMessage
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	f := &flatSchema{props: map[string]*flatProp{}}
+	var required []string
+	for k, v := range root {
+		switch k {
+		case "$schema", "$comment", "title", "description":
+		case "type":
+			if string(v) != `"object"` {
+				return nil
+			}
+		case "additionalProperties":
+			switch string(v) {
+			case "false":
+				f.closed = true
+			case "true":
+			default:
+				return nil
+			}
+		case "required":
+			if json.Unmarshal(v, &required) != nil {
+				return nil
+			}
+		case "properties":
+			var props map[string]json.RawMessage
+			if json.Unmarshal(v, &props) != nil || len(props) > 64 {
+				return nil
+			}
+			n := 0
+			for name, ps := range props {
+				p := compileFlatProp(ps)
+				if p == nil {
+					return nil
+				}
+				p.bit = 1 << n
+				n++
+				f.props[name] = p
+			}
+		default:
+			return nil
+		}
+	}
+	if string(root["type"]) != `"object"` {
+		return nil
+	}
+	for _, name := range required {
+		p := f.props[name]
+		if p == nil {
+			return nil
+		}
+		f.required |= p.bit
+	}
+	return f
+}
+
+func compileFlatProp(schema []byte) *flatProp {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(schema, &m) != nil {
+		return nil
+	}
+	p := &flatProp{minLen: -1, maxLen: -1}
+	if json.Unmarshal(m["type"], &p.typ) != nil {
+		return nil
+	}
+	for k, v := range m {
+		ok := true
+		switch k {
+		case "type", "title", "description", "default", "examples", "$comment":
+		case "enum":
+			ok = p.typ == "string" && json.Unmarshal(v, &p.enum) == nil && p.enum != nil
+		case "minimum", "maximum":
+			var x float64
+			ok = (p.typ == "number" || p.typ == "integer") && json.Unmarshal(v, &x) == nil
+			if k == "minimum" {
+				p.min = &x
+			} else {
+				p.max = &x
+			}
+		case "minLength", "maxLength":
+			var n int
+			ok = p.typ == "string" && json.Unmarshal(v, &n) == nil && n >= 0
+			if k == "minLength" {
+				p.minLen = n
+			} else {
+				p.maxLen = n
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			return nil
+		}
+	}
+	switch p.typ {
+	case "string", "number", "integer", "boolean":
+		return p
+	}
+	return nil
+}
+
+// accepts reports whether args (a JSON object, already known to be valid
+// JSON) certainly satisfies the schema.
+func (f *flatSchema) accepts(args []byte) bool {
+	i := skipWS(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return false
+	}
+	i++
+	var seen uint64
+	for {
+		i = skipWS(args, i)
+		if i >= len(args) {
+			return false
+		}
+		switch args[i] {
+		case '}':
+			return seen&f.required == f.required
+		case ',':
+			i = skipWS(args, i+1)
+		}
+		end, escaped := scanString(args, i)
+		if end < 0 || escaped {
+			return false
+		}
+		key := args[i+1 : end-1]
+		i = skipWS(args, end)
+		if i >= len(args) || args[i] != ':' {
+			return false
+		}
+		i = skipWS(args, i+1)
+		vEnd := skipValue(args, i)
+		if vEnd < 0 {
+			return false
+		}
+		p := f.props[string(key)]
+		if p == nil {
+			if f.closed {
+				return false
+			}
+		} else {
+			if !p.accepts(args[i:vEnd]) {
+				return false
+			}
+			seen |= p.bit
+		}
+		i = vEnd
+	}
+}
+
+func (p *flatProp) accepts(v []byte) bool {
+	switch p.typ {
+	case "boolean":
+		return string(v) == "true" || string(v) == "false"
+	case "string":
+		end, escaped := scanString(v, 0)
+		if end != len(v) || escaped {
+			return false
+		}
+		s := v[1 : len(v)-1]
+		if p.minLen >= 0 || p.maxLen >= 0 {
+			n := utf8.RuneCount(s)
+			if (p.minLen >= 0 && n < p.minLen) || (p.maxLen >= 0 && n > p.maxLen) {
+				return false
+			}
+		}
+		if p.enum != nil {
+			for _, e := range p.enum {
+				if string(s) == e {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	case "integer", "number":
+		if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+			return false
+		}
+		if p.typ == "integer" && bytes.ContainsAny(v, ".eE") {
+			return false // 1.0 is an integer too: let the full check decide
+		}
+		if p.min == nil && p.max == nil {
+			return true
+		}
+		x, err := strconv.ParseFloat(string(v), 64)
+		return err == nil && (p.min == nil || x >= *p.min) && (p.max == nil || x <= *p.max)
+	}
+	return false
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the index after the string starting at b[i] and
+// whether it holds escapes; -1 when b[i] starts no string.
+func scanString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return -1, false
+	}
+	escaped := false
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j + 1, escaped
+		}
+	}
+	return -1, false
+}
+
+// skipValue returns the index after the JSON value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		end, _ := scanString(b, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _ := scanString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
