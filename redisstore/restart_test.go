@@ -159,8 +159,8 @@ func TestRedisRestartUnderLoad(t *testing.T) {
 		}
 	}
 	waitFor("20 calls with Redis up", func() bool { return ok[0].Load() >= 20 })
+	phase.Store(1) // before the stop: a call that fails from here on may be the outage's
 	rd.stop()
-	phase.Store(1)
 	outage := time.Now()
 	waitFor("calls to fail while Redis is down", func() bool { return failed[1].Load() >= 8 })
 	if err := rd.start(); err != nil {
