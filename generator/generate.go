@@ -114,6 +114,7 @@ func (g *gen) build(m *model) {
 		files[name] = at
 		return true
 	}
+	elicitNames := map[string]place{}
 	for _, e := range m.elicits {
 		ir := &elicitIR{def: e, goName: goName(e.name)}
 		if e.goName != "" {
@@ -121,6 +122,11 @@ func (g *gen) build(m *model) {
 		}
 		hint := `set "x-go-name" in one of the elicitation files`
 		at := place{e.at.src, e.at.node.Get("name")}
+		if first, ok := elicitNames[ir.goName]; ok {
+			g.rep.errorf(at, hint, "elicitation %q gets the Go name %q, like the elicitation at %s", e.name, ir.goName, first)
+			continue
+		}
+		elicitNames[ir.goName] = at
 		ir.file = "mcpgen_" + snake(ir.goName) + "_elicitation.go"
 		claimFile(ir.file, at, hint)
 		g.ns.claim(lowerFirst(ir.goName+"Elicitation"), at, hint)
