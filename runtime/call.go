@@ -103,7 +103,7 @@ func (c *Call) Elicit(ctx context.Context, e *Elicitation, message string, dst a
 		return fmt.Errorf("elicitation %q is %s mode; use ElicitURL", e.Name, e.Mode)
 	}
 	if !c.peer.capabilities().elicitForm() {
-		return fmt.Errorf("%w: elicitation (form mode), for %q", ErrCapabilityMissing, e.Name)
+		return &CapabilityError{Capability: "elicitation.form", detail: fmt.Sprintf("elicitation (form mode), for %q", e.Name)}
 	}
 	if _, err := e.form(); err != nil {
 		return err
@@ -131,7 +131,7 @@ func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url strin
 		return fmt.Errorf("elicitation %q is %s mode; use Elicit", e.Name, e.Mode)
 	}
 	if !c.peer.capabilities().elicitURL() {
-		return fmt.Errorf("%w: elicitation (URL mode), for %q", ErrCapabilityMissing, e.Name)
+		return &CapabilityError{Capability: "elicitation.url", detail: fmt.Sprintf("elicitation (URL mode), for %q", e.Name)}
 	}
 	if message == "" {
 		message = e.Message
@@ -170,7 +170,7 @@ func (c *Call) ask(ctx context.Context, key string, params any) (*elicitResult, 
 // CreateMessage asks the client's model for a completion (sampling).
 func (c *Call) CreateMessage(ctx context.Context, req *SamplingRequest) (*SamplingResult, error) {
 	if c.peer.capabilities().Sampling == nil {
-		return nil, fmt.Errorf("%w: sampling", ErrCapabilityMissing)
+		return nil, &CapabilityError{Capability: "sampling", detail: "sampling"}
 	}
 	raw, err := c.peer.request(ctx, c.key("sampling"), "sampling/createMessage", req)
 	if err != nil {
@@ -186,7 +186,7 @@ func (c *Call) CreateMessage(ctx context.Context, req *SamplingRequest) (*Sampli
 // ListRoots asks the client for its roots.
 func (c *Call) ListRoots(ctx context.Context) ([]Root, error) {
 	if c.peer.capabilities().Roots == nil {
-		return nil, fmt.Errorf("%w: roots", ErrCapabilityMissing)
+		return nil, &CapabilityError{Capability: "roots", detail: "roots"}
 	}
 	raw, err := c.peer.request(ctx, c.key("roots"), "roots/list", struct{}{})
 	if err != nil {

@@ -64,3 +64,23 @@ func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Co
 func NewError(code int, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// CapabilityError is the ErrCapabilityMissing a Call returns: Capability
+// names what the client did not declare ("elicitation.form",
+// "elicitation.url", "sampling" or "roots"). errors.Is(err,
+// ErrCapabilityMissing) is true.
+type CapabilityError struct {
+	Capability string
+	detail     string
+}
+
+func (e *CapabilityError) Error() string {
+	d := e.detail
+	if d == "" {
+		d = e.Capability
+	}
+	return ErrCapabilityMissing.Error() + ": " + d
+}
+
+// Is makes errors.Is(err, ErrCapabilityMissing) true.
+func (e *CapabilityError) Is(target error) bool { return target == ErrCapabilityMissing }
