@@ -258,6 +258,11 @@ func constraintsOnly(alts []*jsontree.Node) bool {
 
 func isInteger(num string) bool { return !strings.ContainsAny(num, ".eE") }
 
+func fitsInt64(num string) bool {
+	_, err := strconv.ParseInt(num, 10, 64)
+	return err == nil
+}
+
 // rootType is the type of a tool's inputSchema or outputSchema: a struct
 // named name, unless the root is itself a reference, a composition or a map.
 func (b *typeBuilder) rootType(n *jsontree.Node, name string) *typeRef {
@@ -419,7 +424,11 @@ func defaultFor(p *jsontree.Node, t *typeRef) *defaultLit {
 		case t.name == "bool" && d.Kind == jsontree.Bool:
 			return &defaultLit{value: d.Bool}
 		case (t.name == "int64" || t.name == "int32") && d.Kind == jsontree.Number && isInteger(d.Num):
-			v, err := strconv.ParseInt(d.Num, 10, 64)
+			bits := 64
+			if t.name == "int32" {
+				bits = 32
+			}
+			v, err := strconv.ParseInt(d.Num, 10, bits)
 			if err == nil {
 				return &defaultLit{value: v}
 			}
@@ -481,7 +490,7 @@ func (b *typeBuilder) enum(n *jsontree.Node, vals []*jsontree.Node, titles []str
 		switch {
 		case v.Kind == jsontree.String:
 			kinds["string"] = true
-		case v.Kind == jsontree.Number && isInteger(v.Num):
+		case v.Kind == jsontree.Number && isInteger(v.Num) && fitsInt64(v.Num):
 			kinds["int64"] = true
 		case v.Kind == jsontree.Number:
 			kinds["float64"] = true

@@ -12,7 +12,7 @@ import (
 
 // setModeDefinition is tool set_mode as tools/list advertises it: as written in tool.json,
 // without mcpgen's _meta keys.
-const setModeDefinition = "{\n  \"name\": \"set_mode\",\n  \"description\": \"Enums with awkward values\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"mode\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"in-progress\",\n          \"\",\n          \"*\",\n          \"2fa\",\n          \"with space\",\n          \"UPPER_CASE\",\n          \"\\u00fcn\\u00efcode\",\n          \">=\",\n          \"already_done\"\n        ]\n      },\n      \"level\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          -1,\n          0,\n          1,\n          10\n        ]\n      },\n      \"weight\": {\n        \"type\": \"number\",\n        \"enum\": [\n          0.5,\n          1.5\n        ]\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\",\n          \"C#\"\n        ],\n        \"x-go-enum-names\": [\n          \"C\",\n          \"CPlusPlus\",\n          \"CSharp\"\n        ]\n      }\n    },\n    \"required\": [\n      \"mode\"\n    ]\n  }\n}"
+const setModeDefinition = "{\n  \"name\": \"set_mode\",\n  \"description\": \"Enums with awkward values\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"mode\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"in-progress\",\n          \"\",\n          \"*\",\n          \"2fa\",\n          \"with space\",\n          \"UPPER_CASE\",\n          \"\\u00fcn\\u00efcode\",\n          \">=\",\n          \"already_done\"\n        ]\n      },\n      \"level\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          -1,\n          0,\n          1,\n          10\n        ]\n      },\n      \"weight\": {\n        \"type\": \"number\",\n        \"enum\": [\n          0.5,\n          1.5\n        ]\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\",\n          \"C#\"\n        ],\n        \"x-go-enum-names\": [\n          \"C\",\n          \"CPlusPlus\",\n          \"CSharp\"\n        ]\n      },\n      \"huge\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          1,\n          99999999999999999999\n        ]\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 8080\n      },\n      \"big\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 99999999999\n      }\n    },\n    \"required\": [\n      \"mode\"\n    ]\n  }\n}"
 
 // SetModeInput is the arguments of tool set_mode.
 type SetModeInput struct {
@@ -20,6 +20,20 @@ type SetModeInput struct {
 	Level  *SetModeInputLevel  `json:"level,omitempty"`
 	Weight *SetModeInputWeight `json:"weight,omitempty"`
 	Lang   *SetModeInputLang   `json:"lang,omitempty"`
+	Huge   *SetModeInputHuge   `json:"huge,omitempty"`
+	Port   int32               `json:"port"`
+	Big    *int32              `json:"big,omitempty"`
+}
+
+// UnmarshalJSON fills in the schema's defaults for absent properties.
+func (v *SetModeInput) UnmarshalJSON(b []byte) error {
+	type plain SetModeInput
+	p := plain{Port: 8080}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*v = SetModeInput(p)
+	return nil
 }
 
 // SetModeInputMode is the schema at /inputSchema/properties/mode of tool "set_mode": one of the constants below.
@@ -171,6 +185,39 @@ func (v *SetModeInputLang) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%q is not a valid SetModeInputLang", x)
 	}
 	*v = SetModeInputLang(x)
+	return nil
+}
+
+// SetModeInputHuge is the schema at /inputSchema/properties/huge of tool "set_mode": one of the constants below.
+type SetModeInputHuge float64
+
+// The values of SetModeInputHuge.
+const (
+	// SetModeInputHuge1 is 1.
+	SetModeInputHuge1 SetModeInputHuge = 1
+	// SetModeInputHuge99999999999999999999 is 1e+20.
+	SetModeInputHuge99999999999999999999 SetModeInputHuge = 1e+20
+)
+
+// Valid reports whether v is one of the values the schema allows.
+func (v SetModeInputHuge) Valid() bool {
+	switch v {
+	case SetModeInputHuge1, SetModeInputHuge99999999999999999999:
+		return true
+	}
+	return false
+}
+
+// UnmarshalJSON accepts only the values the schema allows.
+func (v *SetModeInputHuge) UnmarshalJSON(b []byte) error {
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	if !SetModeInputHuge(x).Valid() {
+		return fmt.Errorf("%v is not a valid SetModeInputHuge", x)
+	}
+	*v = SetModeInputHuge(x)
 	return nil
 }
 
