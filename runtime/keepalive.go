@@ -103,8 +103,9 @@ func (s *Server) idle(sess *session, now time.Time) bool {
 		return false
 	}
 	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return len(sess.inflight) == 0 && (sess.standalone == nil || sess.standalone.takeover == nil)
+	busy, get := len(sess.inflight) > 0, sess.standalone
+	sess.mu.Unlock()
+	return !busy && (get == nil || !get.attached())
 }
 
 // keepAlive pings the session's GET stream when a client is attached to it.

@@ -160,3 +160,5 @@ func TestIdleSessionMemory(t *testing.T) {
 		t.Fatalf("%d bytes per idle session, want < 4096", per)
 	}
 }
+
+func slogOf(r *recorder) *slog.Logger { return slog.New(r) }
