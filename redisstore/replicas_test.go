@@ -367,3 +367,43 @@ func replay(t *testing.T, ctx context.Context, s *session, url, lastEventID stri
 	}
 	return got
 }
+
+func TestLogLevelSetOnOneReplicaHoldsOnAll(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t))
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := func(o askOutcome) int {
+		n := 0
+		for _, e := range o.events {
+			if strings.Contains(e, `"method":"notifications/message"`) {
+				n++
+			}
+		}
+		return n
+	}
+	// Every replica runs one call before (no log level: no log messages)...
+	for i := range 3 {
+		c.next.Store(uint64(i))
+		if o := s.ask(ctx, i, nil); o.result == nil || logs(o) != 0 {
+			t.Fatalf("before logging/setLevel, replica %d: %+v", i, o)
+		}
+	}
+	c.next.Store(0)
+	if m, _, err := s.rpc(ctx, c.pick(), "logging/setLevel", map[string]any{"level": "info"}); err != nil || m.Error != nil {
+		t.Fatalf("logging/setLevel: %v %+v", err, m)
+	}
+	// ...and after: each sends the tool's info log, whichever replica took the setLevel.
+	for i := range 3 {
+		c.next.Store(uint64(i))
+		o := s.ask(ctx, 10+i, nil)
+		if o.result == nil || logs(o) != 1 {
+			t.Errorf("after logging/setLevel on replica 0, replica %d sent %d log messages: %q", i, logs(o), o.events)
+		}
+	}
+}

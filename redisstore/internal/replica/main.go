@@ -88,6 +88,9 @@ func main() {
 			if err := json.Unmarshal(args, &in); err != nil {
 				return nil, err
 			}
+			if err := call.Log(ctx, runtime.LevelInfo, "ask", fmt.Sprintf("asking for call %d", in.N)); err != nil {
+				return nil, err
+			}
 			var ans struct {
 				Value int `json:"value"`
 			}
