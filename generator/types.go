@@ -241,14 +241,23 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 
 // constraintsOnly reports whether schemas only constrain (required, minimum,
 // ...) rather than describe other shapes, so that ignoring them in the Go type
-// is safe: the runtime validates input against the full schema.
+// is safe: the runtime validates input against the full schema. Nested
+// compositions of constraints ({"anyOf": [{"required": ["a"]}, ...]}) count.
 func constraintsOnly(alts []*jsontree.Node) bool {
 	for _, a := range alts {
+		if a.Kind == jsontree.Bool {
+			continue
+		}
 		if a.Kind != jsontree.Object {
 			return false
 		}
-		for _, k := range []string{"type", "properties", "$ref", "items", "const", "enum", "oneOf", "anyOf", "allOf", "additionalProperties"} {
+		for _, k := range []string{"type", "properties", "$ref", "items", "const", "enum", "additionalProperties"} {
 			if a.Has(k) {
+				return false
+			}
+		}
+		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+			if n := a.Get(k); n != nil && (n.Kind != jsontree.Array || !constraintsOnly(n.Elems)) {
 				return false
 			}
 		}
