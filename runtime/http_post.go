@@ -99,11 +99,15 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		case m.isNotification():
 			s.serveNotification(sess, m)
 		default:
-			switch s.serveAnswer(sess, m) {
-			case Expired:
+			res, err := s.serveAnswer(sess, m)
+			switch {
+			case err != nil:
+				refused = encodeError(m.ID, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
+				status = http.StatusServiceUnavailable
+			case res == Expired:
 				refused = encodeError(m.ID, &Error{Code: CodeRequestExpired, Message: "request expired: the server stopped waiting for this answer"})
 				status = http.StatusGone
-			case Unknown:
+			case res == Unknown:
 				refused = encodeError(m.ID, &Error{Code: CodeUnknownResponseID, Message: "unknown request ID: this session sent no request with this ID"})
 				status = http.StatusBadRequest
 			}

@@ -109,6 +109,7 @@ func (s *Server) lookupSession(ctx context.Context, id string) (*session, error)
 		sess = s.liveSession(st)
 		s.sessions[id] = sess
 	}
+	s.startJanitor()
 	return sess, nil
 }
 

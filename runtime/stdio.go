@@ -130,7 +130,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		case m.isNotification():
 			s.serveNotification(sess, m)
 		default:
-			if res := s.serveAnswer(sess, m); res != Delivered {
+			if res, _ := s.serveAnswer(sess, m); res != Delivered {
 				s.logger.LogAttrs(ctx, slog.LevelWarn, "answer refused", slog.String("session", sess.id),
 					slog.String("id", string(m.ID)), slog.Bool("expired", res == Expired))
 			}
