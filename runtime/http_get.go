@@ -55,6 +55,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	st := sess.standaloneStream()
 	sw.start(sess.id)
 	gen, takeover := st.attach()
+	s.forwardBus(ctx, sess, st)
 	if sess.version() >= Version20251125 {
 		if err := st.prime(ctx, sw); err != nil {
 			st.detach(gen)

@@ -43,6 +43,8 @@ func routeName(st *stream) string {
 		return "none"
 	case st.stdio:
 		return "stdio"
+	case st.isBus:
+		return "bus"
 	case st.standalone:
 		return "get:" + st.id
 	default:

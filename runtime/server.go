@@ -67,6 +67,9 @@ type Options struct {
 	Sessions SessionStore
 	Pending  PendingRouter
 	Events   EventStore
+	// Bus carries fallback messages to the replica that holds a session's GET
+	// stream; nil means one process.
+	Bus SessionBus
 }
 
 // withDefaults fills in the zero fields.

@@ -35,6 +35,7 @@ type session struct {
 	stdio           bool            // a stdio connection's session: not in the store
 	inputClosed     chan struct{}   // stdio: closed at EOF, when no answer can come
 	pingID          json.RawMessage // the outstanding keep-alive ping
+	bus             *stream         // route through the SessionBus, once used
 }
 
 // errClientCancelled is the cause of a handler context the client cancelled
@@ -259,6 +260,9 @@ func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.
 	if st == nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if bus := sess.srv.opts.Bus; bus != nil {
+			return sess.publishFallback(ctx, bus, data, wait, ready)
 		}
 		t := time.NewTimer(wait)
 		defer t.Stop()

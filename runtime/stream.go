@@ -22,6 +22,7 @@ type stream struct {
 	sse        bool // the client accepts text/event-stream here: senders may use it
 	standalone bool // the GET stream
 	stdio      bool // the one stream of a stdio connection
+	isBus      bool // another replica's GET stream, reached through the SessionBus
 
 	mu       sync.Mutex
 	expect   int    // responses still owed (POST streams)
@@ -50,6 +51,16 @@ func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 
 // push queues a request or notification, waiting for room (backpressure).
 func (st *stream) push(ctx context.Context, data []byte) error {
+	if st.isBus {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := st.sess.srv.opts.Bus.Publish(ctx, st.sess.id, busTopicGET, data)
+		if err == nil && n == 0 {
+			err = errStreamFinished
+		}
+		return err
+	}
 	if st.startWriter != nil {
 		st.writerOnce.Do(st.startWriter)
 	}

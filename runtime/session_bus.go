@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"context"
+	"time"
+)
+
+// SessionBus carries fallback messages between replicas that share a
+// session store: the replica holding a session's GET stream subscribes to
+// (session, "get"); a replica whose request stream is finished and that
+// holds no GET stream of its own publishes the message there. nil (the
+// default) means one process: the fallback waits for a local GET stream.
+type SessionBus interface {
+	// Subscribe delivers messages published to (sessionID, topic) until
+	// cancel is called or ctx ends.
+	Subscribe(ctx context.Context, sessionID, topic string) (msgs <-chan []byte, cancel func(), err error)
+	// Publish sends msg to the current subscribers and returns how many
+	// there were.
+	Publish(ctx context.Context, sessionID, topic string, msg []byte) (int, error)
+}
+
+// busTopicGET is the topic of a session's GET stream.
+const busTopicGET = "get"
+
+// busRetry is how often a fallback publish is retried while no replica
+// holds the session's GET stream.
+const busRetry = 25 * time.Millisecond
+
+// publishFallback is sendStandalone across replicas: a local GET stream
+// wins, otherwise the message goes to the replica that has one, retried
+// until wait ends.
+func (sess *session) publishFallback(ctx context.Context, bus SessionBus, data []byte, wait time.Duration, ready <-chan struct{}) (*stream, error) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	tick := time.NewTicker(busRetry)
+	defer tick.Stop()
+	for {
+		n, err := bus.Publish(ctx, sess.id, busTopicGET, data)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return sess.busStream(), nil
+		}
+		select {
+		case <-ready:
+			st := sess.standaloneStream()
+			return st, st.push(ctx, data)
+		case <-tick.C:
+		case <-timer.C:
+			return nil, errNoRoute
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-sess.ctx.Done():
+			return nil, ErrSessionNotFound
+		}
+	}
+}
+
+// busStream is the route of messages that went to another replica's GET
+// stream; pushing to it publishes again (notifications/cancelled takes the
+// same route).
+func (sess *session) busStream() *stream {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.bus == nil {
+		sess.bus = &stream{id: "bus", sess: sess, standalone: true, isBus: true, q: newBackpressureWait(1)}
+	}
+	return sess.bus
+}
+
+// forwardBus feeds the messages other replicas publish for this session's
+// GET stream into st until ctx ends.
+func (s *Server) forwardBus(ctx context.Context, sess *session, st *stream) {
+	bus := s.opts.Bus
+	if bus == nil {
+		return
+	}
+	msgs, cancel, err := bus.Subscribe(ctx, sess.id, busTopicGET)
+	if err != nil {
+		s.logger.Warn("subscribing to the session bus", "session", sess.id, "error", err)
+		return
+	}
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case m, ok := <-msgs:
+				if !ok {
+					return
+				}
+				if st.push(ctx, m) != nil {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
