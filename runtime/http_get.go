@@ -79,6 +79,9 @@ func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64
 	defer st.detach(gen)
 	for {
 		f, ok, wait := st.q.pop()
+		if ok && f.data == nil {
+			continue // an upgrade marker (StreamAfter)
+		}
 		if ok {
 			err := st.emit(ctx, sw, gen, f)
 			if errors.Is(err, errTakenOver) || err != nil {

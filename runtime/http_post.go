@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // servePOST serves one POST: checks, then initialize, answers and
@@ -179,7 +180,17 @@ func (s *Server) serveOneCall(w http.ResponseWriter, r *http.Request, sess *sess
 			s.writePOST(w, r, sess, st, false, jsonOK)
 		}()
 	}
+	var upgrade *time.Timer
+	if d := s.opts.StreamAfter; d > 0 && sseOK {
+		upgrade = time.AfterFunc(d, func() {
+			st.writerOnce.Do(st.startWriter)
+			st.q.tryPush(frame{}) // no data: only makes the writer upgrade
+		})
+	}
 	s.serveRequest(context.WithoutCancel(r.Context()), sess, m, st)
+	if upgrade != nil {
+		upgrade.Stop()
+	}
 	s.calls.done()
 	st.writerOnce.Do(func() {}) // no writer starts from now on
 	if writerDone != nil {

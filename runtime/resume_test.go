@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // twoLogsThenConfirm logs twice, then asks confirmForm.
@@ -100,5 +101,32 @@ func TestDisconnectIsNotCancellation(t *testing.T) {
 	c.answer(again.msg.ID, `{"action":"accept","content":{"confirm":false}}`)
 	if got := resultText(t, next(t, rch).msg); got != "confirm=false note=none" {
 		t.Fatalf("result %q", got)
+	}
+}
+
+// TestStreamAfterPrimesLongCalls: with StreamAfter, a call still running
+// gets an event stream with a priming event and a retry hint; the client may
+// drop it and collect the result with Last-Event-ID (SEP-1699 polling).
+func TestStreamAfterPrimesLongCalls(t *testing.T) {
+	release := make(chan struct{})
+	slow := toolOf("slow", `{"type":"object"}`, func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		<-release
+		return ContentResult(call, []Content{Text("late")}), nil
+	})
+	_, ts := legacyServer(t, Options{KeepAlive: -1, StreamAfter: 5 * time.Millisecond, RetryInterval: 250 * time.Millisecond}, slow)
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	resp := c.post(callBody(1, "slow", `{}`))
+	prime := <-events(t, resp)
+	if prime.id == "" || prime.data != "" {
+		t.Fatalf("first event %+v, want priming", prime)
+	}
+	resp.Body.Close()
+	close(release)
+	get := c.request(http.MethodGet, "")
+	get.Header.Set("Last-Event-ID", prime.id)
+	res := next(t, events(t, c.do(get)))
+	if got := resultText(t, res.msg); got != "late" || string(res.msg.ID) != "1" {
+		t.Fatalf("result %q id %s", got, res.msg.ID)
 	}
 }

@@ -56,6 +56,12 @@ type Options struct {
 	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
 	// 0 means 1s.
 	RetryInterval time.Duration
+	// StreamAfter, when positive, upgrades the response of a tools/call that
+	// is still running after this long to an event stream (when the client
+	// accepts one), so that it gets a priming event and can resume after a
+	// dropped connection (SEP-1699). 0 keeps JSON until the handler sends
+	// something other than its result.
+	StreamAfter time.Duration
 	// PageSize is the number of tools per tools/list page; 0 means 100.
 	PageSize int
 	// ReplicaID prefixes server-to-client request IDs ("<ReplicaID>-<n>") so
