@@ -240,14 +240,6 @@ func (g *gen) emit() (map[string][]byte, error) {
 	return out, nil
 }
 
-// docLinesOf splits a description into comment lines.
-func docLinesOf(s string) []string {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	return splitLines(s)
-}
-
 // groupImports puts the standard library imports first and the others in a
 // second group, as goimports does, so that running it changes nothing.
 func groupImports(src []byte) ([]byte, error) {

@@ -1,0 +1,201 @@
+package generator
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
+)
+
+// structOf declares the struct for an object schema.
+func (b *typeBuilder) structOf(n *jsontree.Node, name string) *typeRef {
+	return b.structFrom(n, []*jsontree.Node{n}, name)
+}
+
+// mergeAllOf returns the object schemas an allOf combines (n first), or nil
+// when a branch is not a plain object schema.
+func (b *typeBuilder) mergeAllOf(n *jsontree.Node, all []*jsontree.Node) []*jsontree.Node {
+	if t := n.Get("type"); t != nil && (t.Kind != jsontree.String || t.Str != "object") {
+		return nil
+	}
+	parts := []*jsontree.Node{n}
+	for _, a := range all {
+		t := a
+		if r := a.Get("$ref"); r != nil && r.Kind == jsontree.String {
+			t = b.resolve(r.Str)
+		}
+		switch {
+		case t == nil || t.Kind != jsontree.Object:
+			return nil
+		case constraintsOnly([]*jsontree.Node{t}):
+			continue
+		}
+		if typ := t.Get("type"); typ != nil && (typ.Kind != jsontree.String || typ.Str != "object") {
+			return nil
+		}
+		for _, k := range []string{"$ref", "oneOf", "anyOf", "allOf", "additionalProperties"} {
+			if t.Has(k) && !(k == "additionalProperties" && t.Get(k).Kind == jsontree.Bool) {
+				return nil
+			}
+		}
+		if !t.Has("properties") {
+			return nil
+		}
+		parts = append(parts, t)
+	}
+	return parts
+}
+
+// structFrom declares a struct for n from the properties of parts: n alone,
+// or n and the branches of its allOf, in order (the first definition of a
+// property wins; required is the union).
+func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name string) *typeRef {
+	d := &structDecl{name: name, origin: b.origin(n), doc: docLines(n)}
+	ref := &typeRef{kind: refNamed, name: name, decl: d}
+	b.memo[n] = ref
+	b.ns.claim(name, b.at(n), `set "x-go-name" on one of the schemas`)
+	*b.decls = append(*b.decls, d)
+
+	required := map[string]bool{}
+	var members []jsontree.Member
+	seen := map[string]bool{}
+	for _, part := range parts {
+		if req := part.Get("required"); req != nil {
+			for _, r := range req.Elems {
+				required[r.Str] = true
+			}
+		}
+		if props := part.Get("properties"); props != nil {
+			for _, m := range props.Members {
+				if !seen[m.Key] {
+					seen[m.Key] = true
+					members = append(members, m)
+				}
+			}
+		}
+	}
+	if ap := n.Get("additionalProperties"); len(members) > 0 && ap != nil && ap.Kind == jsontree.Object {
+		b.ns.rep.warnf(b.at(ap), "only the named properties become fields", "additionalProperties beside properties is not represented; extra keys are dropped when decoding")
+	}
+	byGo := map[string]*jsontree.Node{}
+	for _, m := range members {
+		p := m.Value
+		fname := joinWords(m.Key)
+		if fname == "" {
+			fname = enumValueName(m.Key)
+		}
+		if r := []rune(fname)[0]; !isExportedIdent(string(r)) {
+			fname = "X" + fname
+		}
+		if p.Kind == jsontree.Object {
+			if o := p.Get(xGoFieldName); o != nil {
+				if o.Kind == jsontree.String && isExportedIdent(o.Str) {
+					fname = o.Str
+				} else {
+					b.ns.rep.errorf(b.at(o), "use an exported Go identifier", "%q must be an exported Go identifier", xGoFieldName)
+				}
+			}
+		}
+		if !validTagName(m.Key) {
+			b.ns.rep.warnf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag; the property is not represented", m.Key)
+			continue
+		}
+		if first, dup := byGo[fname]; dup {
+			b.ns.rep.errorf(b.at(p), `set "x-go-field-name" on one of the properties`,
+				"Go field name %q collides with the one made for %s", fname, b.at(first))
+			continue
+		}
+		byGo[fname] = p
+		t, nullable := b.typeOf(p, name+fname)
+		f := &field{goName: fname, jsonName: m.Key, typ: t, doc: docLines(p)}
+		req := required[m.Key]
+		if !req && !nullable {
+			f.def = defaultFor(p, t)
+		}
+		f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
+		f.omitempty = !req && f.def == nil
+		d.fields = append(d.fields, f)
+	}
+	return ref
+}
+
+// validTagName mirrors encoding/json's rule for names in struct tags.
+func validTagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') && c < 0x80:
+			return false
+		case c >= 0x80 && !strconv.IsPrint(c):
+			return false
+		}
+	}
+	return true
+}
+
+// defaultFor returns a property's default as a Go literal when its type can
+// hold one (scalars and enums).
+func defaultFor(p *jsontree.Node, t *typeRef) *defaultLit {
+	d := p.Get("default")
+	if d == nil {
+		return nil
+	}
+	switch t.kind {
+	case refBuiltin:
+		switch {
+		case t.name == "string" && d.Kind == jsontree.String:
+			return &defaultLit{value: d.Str}
+		case t.name == "bool" && d.Kind == jsontree.Bool:
+			return &defaultLit{value: d.Bool}
+		case (t.name == "int64" || t.name == "int32") && d.Kind == jsontree.Number && isInteger(d.Num):
+			bits := 64
+			if t.name == "int32" {
+				bits = 32
+			}
+			v, err := strconv.ParseInt(d.Num, 10, bits)
+			if err == nil {
+				return &defaultLit{value: v}
+			}
+		case t.name == "float64" && d.Kind == jsontree.Number:
+			v, err := strconv.ParseFloat(d.Num, 64)
+			if err == nil {
+				return &defaultLit{value: v}
+			}
+		}
+	case refNamed:
+		e, ok := t.decl.(*enumDecl)
+		if !ok {
+			return nil
+		}
+		v := scalar(d)
+		for _, ev := range e.values {
+			if reflect.DeepEqual(ev.value, v) {
+				return &defaultLit{konst: ev.constName}
+			}
+		}
+	}
+	return nil
+}
+
+// scalar converts a JSON scalar to string, int64 (integers) or float64.
+func scalar(n *jsontree.Node) any {
+	switch n.Kind {
+	case jsontree.String:
+		return n.Str
+	case jsontree.Number:
+		if isInteger(n.Num) {
+			if v, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
+				return v
+			}
+		}
+		v, _ := strconv.ParseFloat(n.Num, 64)
+		return v
+	case jsontree.Bool:
+		return n.Bool
+	}
+	return nil
+}

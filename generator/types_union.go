@@ -1,0 +1,144 @@
+package generator
+
+import (
+	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
+)
+
+// alternatives handles oneOf/anyOf: titled enums (every branch a const),
+// nullable (T or null), and discriminated unions. ok is false when none fits.
+func (b *typeBuilder) alternatives(n *jsontree.Node, key string, alts *jsontree.Node, name string) (*typeRef, bool, bool) {
+	allConst := true
+	var nonNull []*jsontree.Node
+	for _, a := range alts.Elems {
+		if a.Get("const") == nil {
+			allConst = false
+		}
+		if t := a.Get("type"); t != nil && t.Kind == jsontree.String && t.Str == "null" && len(a.Members) == 1 {
+			continue
+		}
+		nonNull = append(nonNull, a)
+	}
+	if allConst {
+		var vals []*jsontree.Node
+		var titles []string
+		for _, a := range alts.Elems {
+			vals = append(vals, a.Get("const"))
+			t := a.Get("title")
+			if t == nil {
+				titles = append(titles, "")
+			} else {
+				titles = append(titles, t.Str)
+			}
+		}
+		t, nullable := b.enum(n, vals, titles, name)
+		return t, nullable, true
+	}
+	if len(nonNull) == 1 && len(alts.Elems) == 2 {
+		t, _ := b.typeOf(nonNull[0], name)
+		return t, true, true
+	}
+	t, ok := b.union(n, alts.Elems, name)
+	return t, false, ok
+}
+
+// union builds a sum type when every branch is an object that requires one
+// common property holding a distinct string const (or the schema names the
+// property in "discriminator": {"propertyName": ...}).
+func (b *typeBuilder) union(n *jsontree.Node, alts []*jsontree.Node, name string) (*typeRef, bool) {
+	targets := make([]*jsontree.Node, len(alts))
+	for i, a := range alts {
+		t := a
+		if r := a.Get("$ref"); r != nil {
+			t = b.resolve(r.Str)
+		}
+		if t == nil || t.Kind != jsontree.Object || t.Get("properties") == nil {
+			return nil, false
+		}
+		targets[i] = t
+	}
+	discValue := func(t *jsontree.Node, prop string) (string, bool) {
+		p := t.Get("properties").Get(prop)
+		if p == nil {
+			return "", false
+		}
+		c := p.Get("const")
+		if c == nil {
+			if e := p.Get("enum"); e != nil && len(e.Elems) == 1 {
+				c = e.Elems[0]
+			}
+		}
+		if c == nil || c.Kind != jsontree.String {
+			return "", false
+		}
+		req := t.Get("required")
+		if req == nil {
+			return "", false
+		}
+		for _, r := range req.Elems {
+			if r.Str == prop {
+				return c.Str, true
+			}
+		}
+		return "", false
+	}
+	var candidates []string
+	if d := n.Get("discriminator"); d != nil && d.Get("propertyName") != nil {
+		candidates = []string{d.Get("propertyName").Str}
+	} else {
+		for _, m := range targets[0].Get("properties").Members {
+			candidates = append(candidates, m.Key)
+		}
+	}
+	prop := ""
+	var values []string
+candidate:
+	for _, c := range candidates {
+		seen := map[string]bool{}
+		values = values[:0]
+		for _, t := range targets {
+			v, ok := discValue(t, c)
+			if !ok || seen[v] {
+				continue candidate
+			}
+			seen[v] = true
+			values = append(values, v)
+		}
+		prop = c
+		break
+	}
+	if prop == "" || !validTagName(prop) {
+		return nil, false
+	}
+	if !b.ns.claim(name, b.at(n), `set "x-go-name" on one of the schemas`) {
+		return rawType, true
+	}
+	d := &unionDecl{name: name, origin: b.origin(n), doc: docLines(n), prop: prop}
+	ref := &typeRef{kind: refNamed, name: name, decl: d}
+	b.memo[n] = ref
+	*b.decls = append(*b.decls, d)
+	byField := map[string]bool{}
+	for i, a := range alts {
+		fname := enumValueName(values[i])
+		if r := []rune(fname)[0]; !isExportedIdent(string(r)) {
+			fname = "X" + fname
+		}
+		if byField[fname] {
+			b.ns.rep.errorf(b.at(a), `set "x-go-name" on the variant schemas`, "variant %q makes a Go field name %q used by another variant", values[i], fname)
+			continue
+		}
+		byField[fname] = true
+		t, _ := b.typeOf(a, name+fname)
+		sd, ok := t.decl.(*structDecl)
+		if !ok {
+			continue
+		}
+		v := variant{field: fname, value: values[i], typ: t}
+		for _, f := range sd.fields {
+			if f.jsonName == prop {
+				v.discField = f.goName
+			}
+		}
+		d.variants = append(d.variants, v)
+	}
+	return ref, true
+}
