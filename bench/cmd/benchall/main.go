@@ -64,6 +64,7 @@ func main() {
 func run() error {
 	var st settings
 	impls := flag.String("impls", strings.Join(impl.Names(), ","), "implementations to run, comma-separated")
+	workloads := flag.String("workloads", "W1,W2,W3,W4,W5", "workloads to run, comma-separated")
 	flag.BoolVar(&st.Smoke, "smoke", false, "a short run (seconds) that only checks every workload completes")
 	flag.StringVar(&st.Out, "out", "RESULTS.md", "Markdown file to write")
 	flag.DurationVar(&st.Duration, "d", 5*time.Second, "measured duration of one run")
@@ -100,40 +101,41 @@ func run() error {
 	pin := pinning(st)
 	report := &report{settings: st, pinned: pin != nil, loadStart: loadAvg(), results: map[string]map[string]*driver.Result{}, failures: map[string]map[string]string{}}
 
-	for _, w := range []string{driver.W1, driver.W2, driver.W3, driver.W4, driver.W5} {
-		for _, name := range st.Impls {
-			im, err := impl.Get(name)
-			if err != nil {
-				return err
-			}
-			if !supports(im, w) {
-				continue
-			}
-			reps := st.Reps
-			if w == driver.W4 {
-				reps = 1
-			}
-			var runs []*driver.Result
-			var failure string
-			for range reps {
-				r, err := runOne(ctx, bin, pin, st, name, w)
+	for _, w := range strings.Split(*workloads, ",") {
+		reps := st.Reps
+		if w == driver.W4 {
+			reps = 1
+		}
+		// Repetitions go round the implementations, so that a burst of other
+		// work on the machine does not land on one implementation's runs only.
+		runs := map[string][]*driver.Result{}
+		failed := map[string]bool{}
+		for rep := range reps {
+			for _, name := range st.Impls {
+				im, err := impl.Get(name)
 				if err != nil {
-					failure = err.Error()
-					break
+					return err
 				}
-				runs = append(runs, r)
+				if !supports(im, w) || failed[name] {
+					continue
+				}
+				r, err := runOne(ctx, bin, pin, st, name, w)
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != nil {
+					failed[name] = true
+					report.fail(w, name, err.Error())
+					fmt.Fprintf(os.Stderr, "%s %-6s FAILED: %s\n", w, name, err)
+					continue
+				}
+				runs[name] = append(runs[name], r)
+				if rep == reps-1 {
+					m := median(runs[name])
+					report.add(w, name, m)
+					fmt.Fprintf(os.Stderr, "%s %-6s %s\n", w, name, summary(m))
+				}
 			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if failure != "" {
-				report.fail(w, name, failure)
-				fmt.Fprintf(os.Stderr, "%s %-6s FAILED: %s\n", w, name, failure)
-				continue
-			}
-			r := median(runs)
-			report.add(w, name, r)
-			fmt.Fprintf(os.Stderr, "%s %-6s %s\n", w, name, summary(r))
 		}
 	}
 
