@@ -129,8 +129,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 	}()
 	stopAndWait := func() error {
 		stopServer()
-		if err := <-exited; err != nil && srvCtx.Err() == nil {
-			return err
+		<-exited // an interrupted command's Wait reports the cancellation; its exit status tells how it went
+		if st := srv.ProcessState; st != nil && !st.Success() {
+			return fmt.Errorf("the demo server did not stop cleanly: %s", st)
 		}
 		return nil
 	}

@@ -138,11 +138,15 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 		return nil, fmt.Errorf("init never overwrites; nothing was changed (scaffold into a new folder instead, e.g. mcpgen init %s)", suggestDir(dir))
 	}
 
+	_, statErr := os.Stat(abs)
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
 	if newModule {
 		if err := goCommand(ctx, abs, stderr, "mod", "init", module); err != nil {
+			if errors.Is(statErr, fs.ErrNotExist) {
+				os.Remove(abs) // the folder made just now, still empty
+			}
 			return nil, err
 		}
 	}
