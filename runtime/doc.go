@@ -13,5 +13,18 @@
 //     request, keep-alive pings included.
 //
 // Generated code talks to the runtime through [Server.AddTool], [Tool],
-// [Elicitation] and the per-call [Call]. Everything else is transport.
+// [Elicitation] and the per-call [Call]. Everything else is transport:
+//
+//   - [Server.ListenAndServe] (or [Server.Serve] on a listener) serves the
+//     endpoint at /mcp and shuts down gracefully when its context ends; a
+//     Server is also an [net/http.Handler] for any mux, and [Server.ServeStdio]
+//     serves one client over stdin/stdout.
+//   - Legacy sessions (2025-03-26 to 2025-11-25) live in a [SessionStore],
+//     server-to-client requests wait in a [PendingRouter] keyed by (session,
+//     ID), and SSE events are kept for Last-Event-ID in an [EventStore]; the
+//     in-memory defaults serve one process, and shared implementations plus a
+//     [SessionBus] let replicas serve any request of any session.
+//   - The lifecycle of every server-to-client request (parent request, ID,
+//     route, outcome) is logged at debug level as "outbound request" records
+//     through [Options.Logger].
 package runtime

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -98,5 +99,8 @@ func (s *sseWriter) sync() error {
 		return nil
 	}
 	s.dirty = false
-	return s.rc.Flush()
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil // a writer that cannot flush still delivers, later
 }
