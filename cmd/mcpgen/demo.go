@@ -45,7 +45,12 @@ the server and removes the folder (unless --keep).`,
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runDemo(ctx, o, stdout, stderr)
+			err := runDemo(ctx, o, stdout, stderr)
+			if err != nil && ctx.Err() != nil {
+				fmt.Fprintf(stdout, "\nInterrupted (%v).\n", err)
+				return nil // Ctrl-C during the setup steps: stopping is what was asked
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:0", "address the demo server listens on (port 0: a free port)")
