@@ -56,7 +56,7 @@ func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) 
 		return nil, err
 	}
 	if !p.declares(method) {
-		return nil, &missingCapabilityError{capability: capabilityOf(method)}
+		return nil, &CapabilityError{Capability: capabilityOf(method)}
 	}
 	q := questionDigest(method, params)
 	p.mu.Lock()
