@@ -149,7 +149,8 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 }
 
 // Configure selects the store in the runtime's options: sessions, pending
-// requests and events live in Redis, and outbound request IDs carry this
+// requests and events live in Redis, fallback messages reach a GET stream on
+// any replica through the session bus, and outbound request IDs carry this
 // process's replica ID. This is the one line a deployment adds:
 //
 //	st.Configure(&opts)
@@ -158,6 +159,7 @@ func (s *Store) Configure(o *runtime.Options) {
 	o.Sessions = s.Sessions()
 	o.Pending = s.Pending()
 	o.Events = s.Events()
+	o.Bus = s
 	o.ReplicaID = s.id
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
