@@ -11,7 +11,10 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+// update rewrites the goldens: go test ./generator -run Golden -update (or
+// MCPGEN_UPDATE_GOLDEN=1, which also works with go test ./... where other
+// packages do not know the flag).
+var update = flag.Bool("update", os.Getenv("MCPGEN_UPDATE_GOLDEN") == "1", "rewrite the golden files under testdata/golden")
 
 const goldenRoot = "../testdata/golden"
 
