@@ -90,6 +90,7 @@ func (r *report) markdown() string {
 	p("*allocs/call* and *B/call* come from the in-process Go benchmarks (`go test -bench . -benchmem ./impl`, handler called directly, harness cost included; see the last table).\n\n")
 
 	r.targets(&b)
+	p("What the profiles of mcpgen show, and what changed because of them: [PROFILE.md](PROFILE.md).\n\n")
 
 	for _, w := range []string{driver.W1, driver.W2, driver.W3} {
 		p("## %s\n\n", titles[w])
