@@ -31,6 +31,10 @@ type Elicitation struct {
 type compiledForm struct {
 	schema   *jsonschema.Schema
 	defaults map[string]any
+	// flat is the allocation-free check of flat forms; withDefaults has the
+	// bits of the properties that have a default.
+	flat         *flatSchema
+	withDefaults uint64
 }
 
 // form compiles the requested schema once, whichever server uses it first.
@@ -63,7 +67,14 @@ func (e *Elicitation) form() (*compiledForm, error) {
 				}
 			}
 		}
-		e.compiled = &compiledForm{schema: s, defaults: defaults}
+		e.compiled = &compiledForm{schema: s, defaults: defaults, flat: compileFlat(e.RequestedSchema)}
+		if f := e.compiled.flat; f != nil {
+			for k := range defaults {
+				if p := f.props[k]; p != nil {
+					e.compiled.withDefaults |= p.bit
+				}
+			}
+		}
 	})
 	return e.compiled, e.err
 }
@@ -74,6 +85,19 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	f, err := e.form()
 	if err != nil {
 		return err
+	}
+	// Fast path: a flat form whose answer certainly matches and needs no
+	// default decodes straight into dst.
+	if f.flat != nil && len(content) > 0 {
+		if ok, seen := f.flat.scan(content); ok && seen&f.withDefaults == f.withDefaults {
+			if dst == nil {
+				return nil
+			}
+			if err := json.Unmarshal(content, dst); err != nil {
+				return fmt.Errorf("%w: elicitation %q: %v", ErrInvalidAnswer, e.Name, err)
+			}
+			return nil
+		}
 	}
 	obj := map[string]any{}
 	if len(content) > 0 && string(content) != "null" {

@@ -136,45 +136,51 @@ func compileFlatProp(schema []byte) *flatProp {
 // accepts reports whether args (a JSON object, already known to be valid
 // JSON) certainly satisfies the schema.
 func (f *flatSchema) accepts(args []byte) bool {
+	ok, _ := f.scan(args)
+	return ok
+}
+
+// scan is accepts that also returns the bits of the properties present.
+func (f *flatSchema) scan(args []byte) (bool, uint64) {
 	i := skipWS(args, 0)
 	if i >= len(args) || args[i] != '{' {
-		return false
+		return false, 0
 	}
 	i++
 	var seen uint64
 	for {
 		i = skipWS(args, i)
 		if i >= len(args) {
-			return false
+			return false, 0
 		}
 		switch args[i] {
 		case '}':
-			return seen&f.required == f.required
+			return seen&f.required == f.required, seen
 		case ',':
 			i = skipWS(args, i+1)
 		}
 		end, escaped := scanString(args, i)
 		if end < 0 || escaped {
-			return false
+			return false, 0
 		}
 		key := args[i+1 : end-1]
 		i = skipWS(args, end)
 		if i >= len(args) || args[i] != ':' {
-			return false
+			return false, 0
 		}
 		i = skipWS(args, i+1)
 		vEnd := skipValue(args, i)
 		if vEnd < 0 {
-			return false
+			return false, 0
 		}
 		p := f.props[string(key)]
 		if p == nil {
 			if f.closed {
-				return false
+				return false, 0
 			}
 		} else {
 			if !p.accepts(args[i:vEnd]) {
-				return false
+				return false, 0
 			}
 			seen |= p.bit
 		}

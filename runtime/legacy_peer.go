@@ -55,16 +55,16 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	if err := s.pending.Register(ctx, sess.id, id, func(a Answer) { answers <- a }); err != nil {
 		return nil, fmt.Errorf("%s: registering the request: %w", method, err)
 	}
-	log := s.logger.With(slog.String("session", sess.id), slog.String("method", method),
-		slog.String("id", string(id)), slog.String("parent", string(parent)))
+	log := outboundLog{l: s.logger, on: s.logger.Enabled(ctx, slog.LevelDebug),
+		session: sess.id, method: method, id: id, parent: parent}
 	route, err := snd.send(ctx, data)
 	if err != nil {
 		s.pending.Expire(context.WithoutCancel(ctx), sess.id, id, false)
-		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "not sent"), slog.String("error", err.Error()))
+		log.step(ctx, "not sent", slog.String("error", err.Error()))
 		return nil, fmt.Errorf("sending %s: %w", method, err)
 	}
-	log = log.With(slog.String("route", routeName(route)))
-	log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "sent"))
+	log.route = route
+	log.step(ctx, "sent")
 	var timeout <-chan time.Time
 	if d := s.opts.RequestTimeout; d > 0 {
 		t := time.NewTimer(d)
@@ -75,10 +75,10 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	select {
 	case a := <-answers:
 		if a.Error != nil {
-			log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "error"), slog.Int("code", a.Error.Code))
+			log.step(ctx, "error", slog.Int("code", a.Error.Code))
 			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
 		}
-		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "answered"))
+		log.step(ctx, "answered")
 		return a.Result, nil
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
@@ -94,7 +94,7 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	s.pending.Expire(context.WithoutCancel(ctx), sess.id, id, true)
 	select {
 	case a := <-answers: // answered while we gave up: take it
-		log.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("outcome", "answered"))
+		log.step(ctx, "answered")
 		if a.Error != nil {
 			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
 		}
@@ -102,11 +102,37 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	default:
 	}
 	sess.sendCancelled(route, id, cause)
-	log.LogAttrs(context.WithoutCancel(ctx), slog.LevelDebug, "outbound request", slog.String("outcome", "cancelled"), slog.String("cause", cause.Error()))
+	log.step(context.WithoutCancel(ctx), "cancelled", slog.String("cause", cause.Error()))
 	if errors.Is(cause, errClientCancelled) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, context.Canceled)
 	}
 	return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, cause)
+}
+
+// outboundLog writes the lifecycle of one outbound request as "outbound
+// request" debug records; it costs nothing when debug logging is off.
+type outboundLog struct {
+	l          *slog.Logger
+	on         bool
+	session    string
+	method     string
+	id, parent json.RawMessage
+	route      *stream
+}
+
+func (o *outboundLog) step(ctx context.Context, outcome string, extra ...slog.Attr) {
+	if !o.on {
+		return
+	}
+	attrs := append([]slog.Attr{
+		slog.String("session", o.session), slog.String("method", o.method),
+		slog.String("id", string(o.id)), slog.String("parent", string(o.parent)),
+		slog.String("outcome", outcome),
+	}, extra...)
+	if o.route != nil {
+		attrs = append(attrs, slog.String("route", routeName(o.route)))
+	}
+	o.l.LogAttrs(ctx, slog.LevelDebug, "outbound request", attrs...)
 }
 
 // errInputClosed: the client's input stream ended (stdio EOF); no answer can
