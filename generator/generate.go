@@ -133,7 +133,8 @@ func (g *gen) build(m *model) {
 		if e.mode == "form" {
 			b := &typeBuilder{ns: g.ns, src: e.at.src, root: e.schema, prefix: ir.goName, decls: &ir.decls,
 				memo: map[*jsontree.Node]*typeRef{}, owner: fmt.Sprintf("elicitation %q", e.name), base: e.at.node.Ptr,
-				roots: map[*jsontree.Node]string{e.schema: fmt.Sprintf("what the user answered to the %s form", e.name)}}
+				roots:    map[*jsontree.Node]string{e.schema: fmt.Sprintf("what the user answered to the %s form", e.name)},
+				rootHint: hint}
 			ir.answer = b.structOf(e.schema, ir.goName)
 		}
 		g.elicits[e.name] = ir

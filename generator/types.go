@@ -56,6 +56,8 @@ type typeBuilder struct {
 	owner  string                    // `tool "x"` or `elicitation "y"`, for doc comments
 	base   string                    // JSON pointer of the tool or elicitation object
 	roots  map[*jsontree.Node]string // doc phrases of the root schemas
+	// rootHint replaces the collision hint for the root schema's type.
+	rootHint string
 }
 
 // origin says where a declared type comes from, for its doc comment.

@@ -54,7 +54,11 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 	d := &structDecl{name: name, origin: b.origin(n), doc: docLines(n)}
 	ref := &typeRef{kind: refNamed, name: name, decl: d}
 	b.memo[n] = ref
-	b.ns.claim(name, b.at(n), `set "x-go-name" on one of the schemas`)
+	hint := `set "x-go-name" on one of the schemas`
+	if n == b.root && b.rootHint != "" {
+		hint = b.rootHint
+	}
+	b.ns.claim(name, b.at(n), hint)
 	*b.decls = append(*b.decls, d)
 
 	required := map[string]bool{}
