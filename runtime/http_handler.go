@@ -109,15 +109,18 @@ func isLoopbackName(host string) bool {
 
 // accepts reports which response types the Accept header allows.
 func accepts(r *http.Request) (jsonOK, sseOK bool) {
-	for _, v := range r.Header.Values("Accept") {
-		for _, part := range strings.Split(v, ",") {
+	for _, v := range r.Header["Accept"] {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
 			mt, _, _ := strings.Cut(part, ";")
-			switch strings.ToLower(strings.TrimSpace(mt)) {
-			case "application/json", "application/*":
+			mt = strings.TrimSpace(mt)
+			switch {
+			case strings.EqualFold(mt, "application/json"), strings.EqualFold(mt, "application/*"):
 				jsonOK = true
-			case "text/event-stream", "text/*":
+			case strings.EqualFold(mt, "text/event-stream"), strings.EqualFold(mt, "text/*"):
 				sseOK = true
-			case "*/*":
+			case mt == "*/*":
 				jsonOK, sseOK = true, true
 			}
 		}
@@ -126,7 +129,11 @@ func accepts(r *http.Request) (jsonOK, sseOK bool) {
 }
 
 func isJSONContentType(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
 

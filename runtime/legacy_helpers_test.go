@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,10 @@ import (
 
 	"go.uber.org/goleak"
 )
+
+// The generator's golden tests take -update; go test ./... passes it to every
+// test binary, so this one defines it too.
+var _ = flag.Bool("update", false, "rewrite golden files (used by the generator package)")
 
 // noLeaks fails the test if goroutines outlive it. Registered first, it runs
 // last, after servers and clients are closed.
