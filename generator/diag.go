@@ -107,11 +107,10 @@ type place struct {
 
 func (p place) String() string {
 	line, col := p.src.doc.Pos(p.node.Start)
-	ptr := p.node.Ptr
-	if ptr == "" {
-		ptr = "/"
+	if p.node.Ptr == "" {
+		return fmt.Sprintf("%s:%d:%d", p.src.path, line, col)
 	}
-	return fmt.Sprintf("%s:%d:%d (%s)", p.src.path, line, col, ptr)
+	return fmt.Sprintf("%s:%d:%d (%s)", p.src.path, line, col, p.node.Ptr)
 }
 
 // reporter collects diagnostics.
