@@ -283,24 +283,36 @@ func findGoMod(dir string) string {
 
 // checkoutDir returns the root of the mcpgen source tree this binary was
 // built from, or "" when it was built from a module download (the module
-// cache) or with -trimpath. The compiler records this file's absolute path.
+// cache). The compiler records this file's absolute path; a -trimpath build
+// has none, and then a checkout around the working directory is used (go run
+// ./cmd/mcpgen from the repository).
 func checkoutDir() string {
-	_, file, _, ok := goruntime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
+	if _, file, _, ok := goruntime.Caller(0); ok && filepath.IsAbs(file) {
+		if root := filepath.Dir(filepath.Dir(filepath.Dir(file))); isCheckout(root) { // cmd/mcpgen/init.go
+			return root
+		}
 		return ""
 	}
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/mcpgen/init.go
+	if wd, err := os.Getwd(); err == nil {
+		if gomod := findGoMod(wd); gomod != "" && isCheckout(filepath.Dir(gomod)) {
+			return filepath.Dir(gomod)
+		}
+	}
+	return ""
+}
+
+// isCheckout reports whether root is a source tree of mcpgen (not a module
+// cache copy, whose folder is named module@version).
+func isCheckout(root string) bool {
 	if strings.Contains(filepath.Base(root), "@") {
-		return "" // GOMODCACHE/github.com/mcpgen/mcpgen@vX
+		return false
 	}
 	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil || modulePathOf(data) != selfModule {
-		return ""
+		return false
 	}
-	if _, err := os.Stat(filepath.Join(root, "runtime")); err != nil {
-		return ""
-	}
-	return root
+	st, err := os.Stat(filepath.Join(root, "runtime"))
+	return err == nil && st.IsDir()
 }
 
 var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^"\s]+)"?\s*$`)
