@@ -9,10 +9,15 @@ import (
 	"testing"
 
 	"github.com/mcpgen/mcpgen/runtime"
+	conf "github.com/mcpgen/mcpgen/testdata/golden/conformance-2020-12/want"
+	defaults "github.com/mcpgen/mcpgen/testdata/golden/defaults/want"
 	defs "github.com/mcpgen/mcpgen/testdata/golden/defs/want"
+	draft07 "github.com/mcpgen/mcpgen/testdata/golden/draft-07/want"
 	spellings "github.com/mcpgen/mcpgen/testdata/golden/elicit-spellings/want"
 	metastrip "github.com/mcpgen/mcpgen/testdata/golden/meta-strip/want"
 	multi "github.com/mcpgen/mcpgen/testdata/golden/multi-elicit/want"
+	rootshapes "github.com/mcpgen/mcpgen/testdata/golden/root-shapes/want"
+	dump "github.com/mcpgen/mcpgen/testdata/golden/tools-list-dump/want"
 	unions "github.com/mcpgen/mcpgen/testdata/golden/unions/want"
 	"github.com/mcpgen/mcpgen/testdata/realworld"
 )
@@ -25,6 +30,11 @@ func TestRegister(t *testing.T) {
 		"meta-strip":       func(s *runtime.Server) error { return metastrip.Register(s, metastrip.UnimplementedHandler{}) },
 		"multi-elicit":     func(s *runtime.Server) error { return multi.Register(s, multi.UnimplementedHandler{}) },
 		"unions":           func(s *runtime.Server) error { return unions.Register(s, unions.UnimplementedHandler{}) },
+		"conformance":      func(s *runtime.Server) error { return conf.Register(s, conf.UnimplementedHandler{}) },
+		"defaults":         func(s *runtime.Server) error { return defaults.Register(s, defaults.UnimplementedHandler{}) },
+		"draft-07":         func(s *runtime.Server) error { return draft07.Register(s, draft07.UnimplementedHandler{}) },
+		"root-shapes":      func(s *runtime.Server) error { return rootshapes.Register(s, rootshapes.UnimplementedHandler{}) },
+		"tools-list-dump":  func(s *runtime.Server) error { return dump.Register(s, dump.UnimplementedHandler{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := runtime.NewServer(runtime.Options{Name: name})
