@@ -71,11 +71,11 @@ func (h *handler) TestErrorHandling(ctx context.Context, call fixtures.TestError
 	return nil, errors.New("This tool intentionally returns an error for testing")
 }
 
-func (h *handler) JSONSchema202012Tool(ctx context.Context, call fixtures.JSONSchema202012ToolCall, in json.RawMessage) ([]runtime.Content, error) {
+func (h *handler) JSONSchema202012Tool(ctx context.Context, call fixtures.JSONSchema202012ToolCall, in fixtures.JSONSchema202012ToolInput) ([]runtime.Content, error) {
 	// The suite only lists this tool (its definition must keep every 2020-12
-	// keyword); calling it echoes the input, already validated by the runtime
-	// against the whole schema.
-	return []runtime.Content{runtime.Text("JSON Schema 2020-12 tool called with: " + string(in))}, nil
+	// keyword); calling it echoes the typed input, which the runtime has
+	// already validated against the whole schema (allOf, if/then/else).
+	return []runtime.Content{runtime.Text("JSON Schema 2020-12 tool called with: " + jsonText(in))}, nil
 }
 
 func (h *handler) TestCustomHeader(ctx context.Context, call fixtures.TestCustomHeaderCall, in fixtures.TestCustomHeaderInput) ([]runtime.Content, error) {
