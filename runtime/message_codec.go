@@ -42,6 +42,16 @@ func decodeMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err
 // returned even when invalid, so that an error can echo its ID.
 func decodeMessage(raw []byte) (*message, *Error) {
 	m := &message{}
+	raw = trimSpace(raw)
+	if len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
+		switch fallback, bad := scanEnvelope(raw, m); {
+		case bad != "":
+			return m, invalidRequest(m, bad)
+		case !fallback:
+			return checkMessage(m)
+		}
+		*m = message{}
+	}
 	if err := json.Unmarshal(raw, m); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
@@ -57,6 +67,11 @@ func decodeMessage(raw []byte) (*message, *Error) {
 		}
 		return m, &Error{Code: CodeInvalidRequest, Message: "invalid request: not a JSON-RPC message object"}
 	}
+	return checkMessage(m)
+}
+
+// checkMessage checks a decoded envelope against the JSON-RPC rules MCP uses.
+func checkMessage(m *message) (*message, *Error) {
 	if m.JSONRPC != "2.0" {
 		return m, invalidRequest(m, `"jsonrpc" must be "2.0"`)
 	}
@@ -152,3 +167,115 @@ func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error
 }
 
 func trimSpace(b []byte) []byte { return bytes.TrimSpace(b) }
+
+// scanEnvelope reads the top-level members of a message object (valid JSON)
+// without reflection, slicing id, params and result out of raw (which the
+// caller owns). fallback asks for encoding/json (escaped keys or methods);
+// bad is a shape error.
+func scanEnvelope(raw []byte, m *message) (fallback bool, bad string) {
+	ok := eachMember(raw, func(key, v []byte) bool {
+		switch string(key) {
+		case "jsonrpc":
+			m.JSONRPC = ""
+			if string(v) == `"2.0"` {
+				m.JSONRPC = "2.0"
+			} else if v[0] != '"' {
+				bad = `"jsonrpc" must be "2.0"`
+			}
+		case "id":
+			m.ID = v
+			if string(v) == "null" {
+				m.ID = nil
+				bad = "id must be a string or an integer"
+			}
+		case "method":
+			end, esc := scanString(v, 0)
+			switch {
+			case end != len(v):
+				bad = "method must be a string"
+			case esc:
+				return false
+			default:
+				m.Method = methodName(v[1 : len(v)-1])
+			}
+		case "params":
+			m.Params = v
+			if string(v) == "null" {
+				m.Params = nil // as absent
+			}
+		case "result":
+			m.Result = v
+		case "error":
+			m.Error = nil
+			if string(v) != "null" {
+				e := &Error{}
+				if json.Unmarshal(v, e) != nil {
+					bad = "error must be a JSON-RPC error object"
+				}
+				m.Error = e
+			}
+		}
+		return bad == ""
+	})
+	return !ok && bad == "", bad
+}
+
+// methodName returns the method as a string, without allocating for the
+// methods the runtime serves.
+func methodName(b []byte) string {
+	switch string(b) {
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "ping":
+		return "ping"
+	case "initialize":
+		return "initialize"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "logging/setLevel":
+		return "logging/setLevel"
+	}
+	return string(b)
+}
+
+// eachMember calls fn with each member of the JSON object raw (valid JSON,
+// as in a decoded message). It returns false, having stopped, when a key has
+// escapes, raw is no object or fn returns false.
+func eachMember(raw []byte, fn func(key, value []byte) bool) bool {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipWS(raw, i)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case '}':
+			return true
+		case ',':
+			i = skipWS(raw, i+1)
+		}
+		end, escaped := scanString(raw, i)
+		if end < 0 || escaped {
+			return false
+		}
+		key := raw[i+1 : end-1]
+		i = skipWS(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipWS(raw, i+1)
+		vEnd := skipValue(raw, i)
+		if vEnd < 0 || !fn(key, raw[i:vEnd]) {
+			return false
+		}
+		i = vEnd
+	}
+}

@@ -24,19 +24,56 @@ type legacyCallParams struct {
 	} `json:"_meta"`
 }
 
+// scan reads the params (valid JSON, from a decoded message) without
+// reflection; the tool name is returned as bytes so that looking it up does
+// not allocate. ok is false when encoding/json must decide (escapes, a
+// name that is not a string).
+func (p *legacyCallParams) scan(params []byte) (name []byte, ok bool) {
+	if len(params) == 0 {
+		return nil, true
+	}
+	ok = eachMember(params, func(k, v []byte) bool {
+		switch string(k) {
+		case "name":
+			end, esc := scanString(v, 0)
+			if end != len(v) || esc {
+				return false
+			}
+			name = v[1 : len(v)-1]
+		case "arguments":
+			p.Arguments = v
+		case "_meta":
+			if v[0] == '{' {
+				return eachMember(v, func(k, v []byte) bool {
+					if string(k) == "progressToken" {
+						p.Meta.ProgressToken = v
+					}
+					return true
+				})
+			}
+		}
+		return true
+	})
+	return name, ok
+}
+
 // callTool runs tools/call in a legacy session: arguments are validated
 // against the tool's compiled inputSchema before the handler runs (a failure
 // is an isError result the model can read), handler panics are recovered.
 func (s *Server) callTool(ctx context.Context, sess *session, msg *message, snd *requestScopedSender) (any, *Error) {
 	var p legacyCallParams
-	if err := json.Unmarshal(orEmpty(msg.Params), &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "tools/call: " + err.Error()}
+	name, ok := p.scan(msg.Params)
+	if !ok {
+		if err := json.Unmarshal(orEmpty(msg.Params), &p); err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "tools/call: " + err.Error()}
+		}
+		name = []byte(p.Name)
 	}
 	s.mu.RLock()
-	tool := s.byName[p.Name]
+	tool := s.byName[string(name)]
 	s.mu.RUnlock()
 	if tool == nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("tools/call: unknown tool %q", p.Name)}
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("tools/call: unknown tool %q", name)}
 	}
 	args, verr := tool.checkArguments(p.Arguments)
 	if verr != nil {
