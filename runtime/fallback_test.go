@@ -117,3 +117,54 @@ func TestMemoryPendingRouter(t *testing.T) {
 		t.Fatalf("after the tombstone aged out: %v", r)
 	}
 }
+
+// TestIdleSessionExpires: a session with no requests and nothing open for
+// SessionIdleTimeout ends (404), while a busy one stays.
+func TestIdleSessionExpires(t *testing.T) {
+	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: 20 * time.Millisecond})
+	ticked := make(chan struct{}, 1)
+	s.onTick = func() {
+		select {
+		case ticked <- struct{}{}:
+		default:
+		}
+	}
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	for {
+		<-ticked
+		s.smu.RLock()
+		n := len(s.sessions)
+		s.smu.RUnlock()
+		if n == 0 {
+			break
+		}
+	}
+	if r := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.StatusCode != 404 {
+		t.Fatalf("after expiry: %d", r.StatusCode)
+	}
+}
+
+// TestSecondGETTakesOver: a new GET stream replaces the old one (a client
+// reconnecting before the server noticed the drop), and an unknown
+// Last-Event-ID is refused.
+func TestSecondGETTakesOver(t *testing.T) {
+	s, ts := legacyServer(t, Options{KeepAlive: -1})
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	first := events(t, c.do(c.request(http.MethodGet, "")))
+	<-first
+	second := events(t, c.do(c.request(http.MethodGet, "")))
+	<-second
+	for range first { // the first stream ends
+	}
+	s.NotifyToolListChanged()
+	if ev := next(t, second); ev.msg.Method != "notifications/tools/list_changed" {
+		t.Fatalf("got %s", ev.data)
+	}
+	bad := c.request(http.MethodGet, "")
+	bad.Header.Set("Last-Event-ID", "77_12345")
+	if r := c.do(bad); r.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unknown Last-Event-ID: %d", r.StatusCode)
+	}
+}
