@@ -407,3 +407,49 @@ func TestLogLevelSetOnOneReplicaHoldsOnAll(t *testing.T) {
 		}
 	}
 }
+
+// A replica that sees no request of a session for the idle timeout forgets
+// its local copy only: the session lives on while the client uses it through
+// the other replicas, and expires everywhere only when idle everywhere.
+func TestIdleOnOneReplicaIsNotIdleEverywhere(t *testing.T) {
+	addr := redisAddr(t)
+	const idle = 1500 * time.Millisecond
+	rs := startReplicas(t, 3, addr, testPrefix(t), "-idle", idle.String(), "-keepalive", "100ms")
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // every replica holds the session
+		if m, _, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Fatalf("replica %d: %v", i, err)
+		}
+	}
+	// Three idle timeouts of traffic through replicas 0 and 1 only.
+	start := time.Now()
+	end := start.Add(3 * idle)
+	for i := 0; time.Now().Before(end); i++ {
+		if m, _, err := s.rpc(ctx, c.urls[i%2], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Fatalf("after %v of traffic through replicas 0 and 1, replica %d: %v (replica 2's idle expiry ended the session for all)",
+				time.Since(start).Round(time.Millisecond), i%2, err)
+		}
+		time.Sleep(idle / 10) // the client's own pace: a request every 150ms
+	}
+	if m, _, err := s.rpc(ctx, c.urls[2], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+		t.Fatalf("replica 2 after its local copy went idle: %v", err)
+	}
+	// Idle everywhere: gone everywhere (the store's expiry).
+	deadline := time.Now().Add(10 * idle)
+	for {
+		_, resp, _ := s.rpc(ctx, c.urls[0], "tools/list", map[string]any{})
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session outlived ten idle timeouts without requests")
+		}
+		time.Sleep(2 * idle) // no request for longer than the idle timeout
+	}
+}

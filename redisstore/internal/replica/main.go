@@ -45,6 +45,7 @@ func main() {
 	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
 	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
 	keepAlive := flag.Duration("keepalive", 0, "keep-alive interval (0: the runtime's default); it bounds how soon a session deleted elsewhere ends here")
+	idle := flag.Duration("idle", 0, "session idle timeout, of the runtime and the store (0: defaults)")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	flag.Parse()
@@ -64,10 +65,11 @@ func main() {
 	})
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
-		StateKey: []byte(os.Getenv("MCPGEN_STATE_KEY"))}
+		SessionIdleTimeout: *idle,
+		StateKey:           []byte(os.Getenv("MCPGEN_STATE_KEY"))}
 	replicaID := "memory"
 	if !*memory {
-		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, Logger: logger})
+		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "replica:", err)
 			os.Exit(1)
