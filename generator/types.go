@@ -58,6 +58,7 @@ type typeBuilder struct {
 	roots  map[*jsontree.Node]string // doc phrases of the root schemas
 	// rootHint replaces the collision hint for the root schema's type.
 	rootHint string
+	busy     map[*jsontree.Node]bool // schemas being mapped, to stop reference cycles
 }
 
 // origin says where a declared type comes from, for its doc comment.
@@ -109,6 +110,14 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 	if t, ok := b.memo[n]; ok {
 		return t, false
 	}
+	if b.busy[n] {
+		return b.fallback(n, "a schema that refers to itself without an object in between has no Go type")
+	}
+	if b.busy == nil {
+		b.busy = map[*jsontree.Node]bool{}
+	}
+	b.busy[n] = true
+	defer delete(b.busy, n)
 	name = b.typeName(n, name)
 	if ref := n.Get("$ref"); ref != nil && ref.Kind == jsontree.String {
 		return b.ref(n, ref)
