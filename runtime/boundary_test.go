@@ -156,6 +156,13 @@ func FuzzDecodeMessages(f *testing.F) {
 		if len(msgs) != len(bad) || len(msgs) == 0 || (!batch && len(msgs) != 1) {
 			t.Fatalf("%d messages, %d errors, batch %v", len(msgs), len(bad), batch)
 		}
+		// The member scanner agrees with encoding/json on what it reads.
+		if !batch && bad[0] == nil && exactKeys(body) {
+			var ref message
+			if json.Unmarshal(body, &ref) == nil && (ref.Method != msgs[0].Method || string(trimSpace(ref.ID)) != string(msgs[0].ID)) {
+				t.Fatalf("scanner read method %q id %s, encoding/json %q %s", msgs[0].Method, msgs[0].ID, ref.Method, ref.ID)
+			}
+		}
 		for i, m := range msgs {
 			if len(m.ID) > 0 && !validID(m.ID) {
 				t.Fatalf("invalid ID %s kept", m.ID)
@@ -176,5 +183,18 @@ func FuzzDecodeMessages(f *testing.F) {
 				t.Fatalf("params %s", m.Params)
 			}
 		}
+	})
+}
+
+// exactKeys reports whether body's top-level keys are plain (no escapes) and
+// never a case variant of an envelope key, which encoding/json would match.
+func exactKeys(body []byte) bool {
+	return eachMember(body, func(k, _ []byte) bool {
+		for _, known := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+			if strings.EqualFold(string(k), known) && string(k) != known {
+				return false
+			}
+		}
+		return true
 	})
 }
