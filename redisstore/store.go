@@ -42,8 +42,9 @@ type Options struct {
 	// Every request restarts it (Load refreshes the expiry in the same round trip).
 	SessionIdle time.Duration
 	// PendingTTL bounds how long a pending server-to-client request stays
-	// answerable when the replica that sent it never ends its wait (it died);
-	// default 10m. Keep it above the runtime's RequestTimeout.
+	// answerable; default 10m. It is the longest a user may take to answer an
+	// elicitation: Configure caps the runtime's RequestTimeout at it. The
+	// record of a replica that died goes away after it too.
 	PendingTTL time.Duration
 	// TombstoneTTL is how long an expired request answers "request expired"
 	// on every replica; default 5m.
@@ -163,6 +164,11 @@ func (s *Store) Configure(o *runtime.Options) {
 	o.ReplicaID = s.id
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
+	}
+	// A wait cannot outlive its pending record: bound it, so that an answer
+	// later than that gets "request expired" rather than "unknown ID".
+	if o.RequestTimeout <= 0 || o.RequestTimeout > s.opts.PendingTTL {
+		o.RequestTimeout = s.opts.PendingTTL
 	}
 }
 
