@@ -329,3 +329,20 @@ func TestBusCrossesReplicasAndClosesOnDelete(t *testing.T) {
 	default:
 	}
 }
+
+func TestConfigureSelectsEverything(t *testing.T) {
+	st := newStores(t, 1, Options{PendingTTL: time.Minute})[0]
+	var o runtime.Options
+	st.Configure(&o)
+	if o.Sessions == nil || o.Pending == nil || o.Events == nil || o.Bus == nil || o.ReplicaID != st.ReplicaID() || o.ReplicaID == "" {
+		t.Fatalf("Configure left %+v", o)
+	}
+	if o.RequestTimeout != time.Minute || o.SessionIdleTimeout != 30*time.Minute {
+		t.Fatalf("RequestTimeout %v, SessionIdleTimeout %v", o.RequestTimeout, o.SessionIdleTimeout)
+	}
+	o = runtime.Options{RequestTimeout: 5 * time.Second, SessionIdleTimeout: time.Hour}
+	st.Configure(&o)
+	if o.RequestTimeout != 5*time.Second || o.SessionIdleTimeout != time.Hour {
+		t.Fatalf("Configure overrode explicit timeouts: %v %v", o.RequestTimeout, o.SessionIdleTimeout)
+	}
+}
