@@ -34,7 +34,7 @@ while IFS= read -r file; do
 		) || { echo "check-generated: $file:$line is out of date (run go generate in $(dirname "$file"))" >&2; echo fail >>"$tmp/failed"; }
 		echo ok >>"$tmp/checked"
 	done
-done < <(git ls-files --cached --others --exclude-standard '*.go' | grep -v '^testdata/golden/' | xargs grep -l '^//go:generate .*mcpgen.* generate' 2>/dev/null)
+done < <(git ls-files --cached --others --exclude-standard '*.go' | grep -v '^testdata/golden/' | xargs -r grep -l '^//go:generate .*mcpgen.* generate' 2>/dev/null)
 
 checked=$(wc -l <"$tmp/checked")
 failed=$(wc -l <"$tmp/failed")
