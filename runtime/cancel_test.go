@@ -135,3 +135,33 @@ func TestPOSTOnlyClientKeepsSession(t *testing.T) {
 		t.Fatalf("after 10 keep-alive intervals: %+v", m)
 	}
 }
+
+// TestUnansweredPingsKeepSession: a client that holds a GET stream but never
+// answers the keep-alive pings keeps its session too; a late answer to an
+// old ping is "request expired".
+func TestUnansweredPingsKeepSession(t *testing.T) {
+	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: time.Minute})
+	ticked := make(chan struct{}, 100)
+	s.onTick = func() {
+		select {
+		case ticked <- struct{}{}:
+		default:
+		}
+	}
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	get := events(t, c.do(c.request(http.MethodGet, "")))
+	first := next(t, get)
+	if first.msg.Method != "ping" {
+		t.Fatalf("got %s", first.data)
+	}
+	for range 10 {
+		<-ticked
+	}
+	if m := jsonBody(t, c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); m.Error != nil {
+		t.Fatalf("after 10 unanswered pings: %+v", m)
+	}
+	if code := c.answer(first.msg.ID, `{}`); code != http.StatusGone {
+		t.Fatalf("late ping answer: %d, want 410", code)
+	}
+}
