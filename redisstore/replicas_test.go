@@ -58,7 +58,13 @@ func TestThreeReplicasServeOneSession(t *testing.T) {
 	}
 	wg.Wait()
 	forwarded := 0
+	seen := map[string]int{} // session + elicitation ID -> call
 	for n, o := range out {
+		key := sessions[n%2].id + " " + string(o.elicitationID)
+		if prev, dup := seen[key]; dup {
+			t.Errorf("calls %d and %d of one session got the same elicitation ID %s", prev, n, o.elicitationID)
+		}
+		seen[key] = n
 		if o.err != nil || o.toolError != "" || o.result == nil {
 			t.Errorf("call %d: err=%v toolError=%q", n, o.err, o.toolError)
 			continue
