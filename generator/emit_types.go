@@ -90,26 +90,49 @@ func emitStruct(f *jen.File, d *structDecl) {
 		return
 	}
 	f.Comment("// UnmarshalJSON fills in the schema's defaults for absent properties.")
-	f.Func().Params(jen.Id("v").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+	body := []jen.Code{
 		jen.Type().Id("plain").Id(d.name),
 		jen.Id("p").Op(":=").Id("plain").Values(jen.DictFunc(func(dict jen.Dict) {
 			for _, fl := range d.fields {
-				if fl.def == nil {
-					continue
-				}
-				if fl.def.konst != "" {
+				switch {
+				case fl.def == nil || fl.def.raw != "":
+				case fl.def.konst != "":
 					dict[jen.Id(fl.goName)] = jen.Id(fl.def.konst)
-				} else {
+				default:
 					dict[jen.Id(fl.goName)] = lit(fl.def.value)
 				}
 			}
 		})),
+	}
+	// Array, object and time defaults are decoded only for absent properties,
+	// so that a given map or object is not merged into the default.
+	first := true
+	for _, fl := range d.fields {
+		if fl.def == nil || fl.def.raw == "" {
+			continue
+		}
+		if first {
+			first = false
+			body = append(body,
+				jen.Var().Id("present").Map(jen.String()).Qual(jsonPkg, "RawMessage"),
+				jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("present")), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Err()),
+				))
+		}
+		body = append(body, jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("present").Index(jen.Lit(fl.jsonName)), jen.Op("!").Id("ok")).Block(
+			jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Index().Byte().Call(jen.Lit(fl.def.raw)), jen.Op("&").Id("p").Dot(fl.goName)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("the default of "+fl.jsonName+": %w"), jen.Err())),
+			),
+		))
+	}
+	body = append(body,
 		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("p")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),
 		jen.Op("*").Id("v").Op("=").Id(d.name).Call(jen.Id("p")),
 		jen.Return(jen.Nil()),
 	)
+	f.Func().Params(jen.Id("v").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(body...)
 }
 
 // lit writes a scalar literal that fits any numeric field type.

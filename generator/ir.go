@@ -59,6 +59,7 @@ type field struct {
 
 // defaultLit is a default value as a Go literal of the field's type.
 type defaultLit struct {
+	raw   string // compact JSON decoded into the field (arrays, objects, times)
 	value any    // string, int64, float64 or bool
 	konst string // enum constant name, when the field is an enum
 }

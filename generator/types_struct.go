@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -115,7 +117,7 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		f := &field{goName: fname, jsonName: m.Key, typ: t, doc: docLines(p)}
 		req := required[m.Key]
 		if !req && !nullable {
-			f.def = defaultFor(p, t)
+			f.def = defaultFor(b.src.doc, p, t)
 		}
 		f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
 		f.omitempty = !req && f.def == nil
@@ -143,10 +145,31 @@ func validTagName(s string) bool {
 
 // defaultFor returns a property's default as a Go literal when its type can
 // hold one (scalars and enums).
-func defaultFor(p *jsontree.Node, t *typeRef) *defaultLit {
+func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 	d := p.Get("default")
 	if d == nil {
 		return nil
+	}
+	rawDefault := func() *defaultLit {
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, doc.Raw(d))
+		return &defaultLit{raw: buf.String()}
+	}
+	switch t.kind {
+	case refSlice:
+		if d.Kind == jsontree.Array {
+			return rawDefault()
+		}
+	case refMap:
+		if d.Kind == jsontree.Object {
+			return rawDefault()
+		}
+	case refTime:
+		if d.Kind == jsontree.String {
+			return rawDefault()
+		}
+	case refRaw:
+		return rawDefault()
 	}
 	switch t.kind {
 	case refBuiltin:
@@ -173,6 +196,9 @@ func defaultFor(p *jsontree.Node, t *typeRef) *defaultLit {
 	case refNamed:
 		e, ok := t.decl.(*enumDecl)
 		if !ok {
+			if d.Kind == jsontree.Object {
+				return rawDefault() // a struct or a union
+			}
 			return nil
 		}
 		v := scalar(d)

@@ -5,6 +5,7 @@ package realworld
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -17,7 +18,27 @@ const searchFilesDefinition = "{\n      \"name\": \"search_files\",\n      \"des
 type SearchFilesInput struct {
 	Path            string   `json:"path"`
 	Pattern         string   `json:"pattern"`
-	ExcludePatterns []string `json:"excludePatterns,omitempty"`
+	ExcludePatterns []string `json:"excludePatterns"`
+}
+
+// UnmarshalJSON fills in the schema's defaults for absent properties.
+func (v *SearchFilesInput) UnmarshalJSON(b []byte) error {
+	type plain SearchFilesInput
+	p := plain{}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(b, &present); err != nil {
+		return err
+	}
+	if _, ok := present["excludePatterns"]; !ok {
+		if err := json.Unmarshal([]byte("[]"), &p.ExcludePatterns); err != nil {
+			return fmt.Errorf("the default of excludePatterns: %w", err)
+		}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*v = SearchFilesInput(p)
+	return nil
 }
 
 // SearchFilesCall is the handle of one search_files call: progress, logging, sampling, roots, extra

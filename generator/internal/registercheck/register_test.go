@@ -72,6 +72,22 @@ func TestTypes(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"project":"ENG","title":"x","priority":"whenever"}`), &ci); err == nil {
 		t.Fatal("an unknown enum value was accepted")
 	}
+	var search defaults.SearchInput
+	if err := json.Unmarshal([]byte(`{"query":"q"}`), &search); err != nil {
+		t.Fatal(err)
+	}
+	if search.Limit != 20 || search.Ratio != 0.5 || search.Order != defaults.SearchInputOrderDesc || len(search.Tags) != 2 ||
+		search.Labels["team"] != "core" || search.Window.From == nil || *search.Window.From != 1 || search.Since.Year() != 2024 {
+		t.Fatalf("defaults not applied: %+v", search)
+	}
+	search = defaults.SearchInput{}
+	if err := json.Unmarshal([]byte(`{"query":"q","labels":{"x":"y"},"window":{},"tags":["z"],"limit":0}`), &search); err != nil {
+		t.Fatal(err)
+	}
+	if len(search.Labels) != 1 || search.Labels["x"] != "y" || search.Window.From != nil || len(search.Tags) != 1 || search.Limit != 0 {
+		t.Fatalf("given values mixed with defaults: %+v", search)
+	}
+
 	var shape unions.DrawShapeInputShape
 	if err := json.Unmarshal([]byte(`{"kind":"square","side":2}`), &shape); err != nil || shape.Square == nil || shape.Square.Side != 2 || shape.Circle != nil {
 		t.Fatalf("union decode: %+v %v", shape, err)

@@ -16,7 +16,7 @@ type Profile struct {
 	Score    float64           `json:"score"`
 	Status   ProfileStatus     `json:"status"`
 	Verified bool              `json:"verified"`
-	Tags     []ProfileTagsItem `json:"tags,omitempty"`
+	Tags     []ProfileTagsItem `json:"tags"`
 }
 
 // UnmarshalJSON fills in the schema's defaults for absent properties.
@@ -28,6 +28,15 @@ func (v *Profile) UnmarshalJSON(b []byte) error {
 		Score:    95.5,
 		Status:   ProfileStatusActive,
 		Verified: true,
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(b, &present); err != nil {
+		return err
+	}
+	if _, ok := present["tags"]; !ok {
+		if err := json.Unmarshal([]byte("[\"x\"]"), &p.Tags); err != nil {
+			return fmt.Errorf("the default of tags: %w", err)
+		}
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err

@@ -6,22 +6,27 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // searchDefinition is tool search as tools/list advertises it: as written in tool.json,
 // without mcpgen's _meta keys.
-const searchDefinition = "{\n  \"name\": \"search\",\n  \"description\": \"Search with defaults\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"query\": {\n        \"type\": \"string\"\n      },\n      \"limit\": {\n        \"type\": \"integer\",\n        \"default\": 20\n      },\n      \"ratio\": {\n        \"type\": \"number\",\n        \"default\": 0.5\n      },\n      \"exact\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      },\n      \"order\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"asc\",\n          \"desc\"\n        ],\n        \"default\": \"desc\"\n      },\n      \"prefix\": {\n        \"type\": \"string\",\n        \"default\": \"a\\\"b`c\"\n      }\n    },\n    \"required\": [\n      \"query\"\n    ]\n  }\n}"
+const searchDefinition = "{\n  \"name\": \"search\",\n  \"description\": \"Search with defaults\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"query\": {\n        \"type\": \"string\"\n      },\n      \"limit\": {\n        \"type\": \"integer\",\n        \"default\": 20\n      },\n      \"ratio\": {\n        \"type\": \"number\",\n        \"default\": 0.5\n      },\n      \"exact\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      },\n      \"order\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"asc\",\n          \"desc\"\n        ],\n        \"default\": \"desc\"\n      },\n      \"prefix\": {\n        \"type\": \"string\",\n        \"default\": \"a\\\"b`c\"\n      },\n      \"tags\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        },\n        \"default\": [\n          \"a\",\n          \"b\"\n        ]\n      },\n      \"since\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\",\n        \"default\": \"2024-01-01T00:00:00Z\"\n      },\n      \"window\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"from\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"default\": {\n          \"from\": 1\n        }\n      },\n      \"labels\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"string\"\n        },\n        \"default\": {\n          \"team\": \"core\"\n        }\n      }\n    },\n    \"required\": [\n      \"query\"\n    ]\n  }\n}"
 
 // SearchInput is the arguments of tool search.
 type SearchInput struct {
-	Query  string           `json:"query"`
-	Limit  int64            `json:"limit"`
-	Ratio  float64          `json:"ratio"`
-	Exact  bool             `json:"exact"`
-	Order  SearchInputOrder `json:"order"`
-	Prefix string           `json:"prefix"`
+	Query  string            `json:"query"`
+	Limit  int64             `json:"limit"`
+	Ratio  float64           `json:"ratio"`
+	Exact  bool              `json:"exact"`
+	Order  SearchInputOrder  `json:"order"`
+	Prefix string            `json:"prefix"`
+	Tags   []string          `json:"tags"`
+	Since  time.Time         `json:"since"`
+	Window SearchInputWindow `json:"window"`
+	Labels map[string]string `json:"labels"`
 }
 
 // UnmarshalJSON fills in the schema's defaults for absent properties.
@@ -33,6 +38,30 @@ func (v *SearchInput) UnmarshalJSON(b []byte) error {
 		Order:  SearchInputOrderDesc,
 		Prefix: "a\"b`c",
 		Ratio:  0.5,
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(b, &present); err != nil {
+		return err
+	}
+	if _, ok := present["tags"]; !ok {
+		if err := json.Unmarshal([]byte("[\"a\",\"b\"]"), &p.Tags); err != nil {
+			return fmt.Errorf("the default of tags: %w", err)
+		}
+	}
+	if _, ok := present["since"]; !ok {
+		if err := json.Unmarshal([]byte("\"2024-01-01T00:00:00Z\""), &p.Since); err != nil {
+			return fmt.Errorf("the default of since: %w", err)
+		}
+	}
+	if _, ok := present["window"]; !ok {
+		if err := json.Unmarshal([]byte("{\"from\":1}"), &p.Window); err != nil {
+			return fmt.Errorf("the default of window: %w", err)
+		}
+	}
+	if _, ok := present["labels"]; !ok {
+		if err := json.Unmarshal([]byte("{\"team\":\"core\"}"), &p.Labels); err != nil {
+			return fmt.Errorf("the default of labels: %w", err)
+		}
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
@@ -72,6 +101,11 @@ func (v *SearchInputOrder) UnmarshalJSON(b []byte) error {
 	}
 	*v = SearchInputOrder(x)
 	return nil
+}
+
+// SearchInputWindow is the schema at /inputSchema/properties/window of tool "search".
+type SearchInputWindow struct {
+	From *int64 `json:"from,omitempty"`
 }
 
 // SearchCall is the handle of one search call: progress, logging, sampling, roots, extra
