@@ -256,6 +256,14 @@ func (s *session) do(ctx context.Context, method, url string, body any) (*http.R
 		req.Header.Set("Mcp-Session-Id", s.id)
 		req.Header.Set("MCP-Protocol-Version", s.version)
 	}
+	if m, ok := body.(map[string]any); ok && s.id == "" && m["method"] == "tools/call" {
+		// 2026-07-28: no session; the headers repeat the method and tool.
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		if p, ok := m["params"].(map[string]any); ok {
+			req.Header.Set("Mcp-Name", fmt.Sprint(p["name"]))
+		}
+	}
 	return s.c.http.Do(req)
 }
 

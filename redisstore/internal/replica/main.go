@@ -37,6 +37,7 @@ type AskResult struct {
 	N       int    `json:"n"`
 	Value   int    `json:"value"`
 	Replica string `json:"replica"`
+	State   string `json:"state"`
 }
 
 func main() {
@@ -46,6 +47,7 @@ func main() {
 	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
 	keepAlive := flag.Duration("keepalive", 0, "keep-alive interval (0: the runtime's default); it bounds how soon a session deleted elsewhere ends here")
 	idle := flag.Duration("idle", 0, "session idle timeout, of the runtime and the store (0: defaults)")
+	stateKey := flag.String("state-key", os.Getenv("MCPGEN_STATE_KEY"), "the shared key that seals 2026-07-28 requestState")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	flag.Parse()
@@ -66,7 +68,7 @@ func main() {
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
 		SessionIdleTimeout: *idle,
-		StateKey:           []byte(os.Getenv("MCPGEN_STATE_KEY"))}
+		StateKey:           []byte(*stateKey)}
 	replicaID := "memory"
 	if !*memory {
 		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})
@@ -96,10 +98,16 @@ func main() {
 			var ans struct {
 				Value int `json:"value"`
 			}
+			// The call's own state: in 2026-07-28 it travels sealed in
+			// requestState, so a retry on another replica gets it back only
+			// if that replica has the same StateKey.
+			if call.State() == nil {
+				call.SetState([]byte(fmt.Sprintf("state of call %d", in.N)))
+			}
 			if err := call.Elicit(ctx, pick, fmt.Sprintf("call %d", in.N), &ans); err != nil {
 				return nil, err
 			}
-			out, _ := json.Marshal(AskResult{N: in.N, Value: ans.Value, Replica: replicaID})
+			out, _ := json.Marshal(AskResult{N: in.N, Value: ans.Value, Replica: replicaID, State: string(call.State())})
 			return runtime.ContentResult(call, []runtime.Content{runtime.Text(string(out))}), nil
 		},
 	})
