@@ -167,6 +167,14 @@ func TestGoldenCompiles(t *testing.T) {
 	if err != nil || len(out) > 0 {
 		t.Fatalf("gofmt -l: %v\n%s", err, out)
 	}
+	// goimports-stable too, when goimports is installed.
+	if goimports, err := exec.LookPath("goimports"); err == nil {
+		cmd = exec.Command(goimports, "-l", "testdata/golden")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("goimports -l: %v\n%s", err, out)
+		}
+	}
 }
 
 func reversed(in []InputFile) []InputFile {
