@@ -211,6 +211,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func probe(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpgen-demo","version":"1"}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -218,7 +220,7 @@ func probe(ctx context.Context, url string) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("the demo server does not answer: %w", err)
 	}
@@ -233,7 +235,7 @@ func probe(ctx context.Context, url string) error {
 		if err == nil {
 			del.Header.Set("Mcp-Session-Id", sid)
 			del.Header.Set("MCP-Protocol-Version", "2025-11-25")
-			if r, err := http.DefaultClient.Do(del); err == nil {
+			if r, err := client.Do(del); err == nil {
 				r.Body.Close()
 			}
 		}

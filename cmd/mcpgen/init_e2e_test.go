@@ -339,9 +339,10 @@ func startHTTPServer(t *testing.T, bin string) string {
 
 // mcpHTTP is a minimal Streamable HTTP client (2025-11-25, one session).
 type mcpHTTP struct {
-	t   *testing.T
-	url string
-	sid string
+	t      *testing.T
+	client *http.Client
+	url    string
+	sid    string
 }
 
 // post sends one JSON-RPC message and returns the response.
@@ -357,7 +358,7 @@ func (c *mcpHTTP) post(ctx context.Context, body string) *http.Response {
 		req.Header.Set("Mcp-Session-Id", c.sid)
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		c.t.Fatalf("POST %s: %v", body, err)
 	}
@@ -489,7 +490,8 @@ func testHTTPElicitation(t *testing.T, bin string) {
 	url := startHTTPServer(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := &mcpHTTP{t: t, url: url}
+	c := &mcpHTTP{t: t, client: &http.Client{Transport: &http.Transport{}}, url: url}
+	defer c.client.CloseIdleConnections()
 
 	resp := c.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"e2e","version":"1"}}}`)
 	c.sid = resp.Header.Get("Mcp-Session-Id")
@@ -561,7 +563,7 @@ func testHTTPElicitation(t *testing.T, bin string) {
 		} {
 			req.Header.Set(k, v)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
