@@ -2,13 +2,13 @@ module github.com/mcpgen/mcpgen
 
 go 1.25.0
 
-require github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
-
 require (
-	github.com/dave/jennifer v1.7.1 // indirect
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
+	github.com/dave/jennifer v1.7.1
+	github.com/pmezard/go-difflib v1.0.0
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	go.uber.org/goleak v1.3.0
 )
+
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // usageError marks an error in how mcpgen was called: exit code 2.
@@ -23,7 +24,7 @@ var errReported = errors.New("problems reported")
 // code: 0 on success, 1 on failure, 2 for a usage error.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
-	root.SetArgs(normalizeArgs(args))
+	root.SetArgs(normalizeArgs(root, args))
 	err := root.Execute()
 	if err == nil {
 		return 0
@@ -40,16 +41,33 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// normalizeArgs accepts the Go-style single-dash spellings of long flags
-// (-package, -check, -out) that //go:generate lines often use.
-func normalizeArgs(args []string) []string {
+// normalizeArgs accepts the Go-style single-dash spelling of every long flag
+// (-package, -check, -addr, ...), which //go:generate lines and users of Go
+// tools type out of habit: "-name" or "-name=value" becomes "--name..." when
+// some command defines a long flag of that name. Shorthands (-o) are one
+// letter, so they never match; everything after "--" is left alone.
+func normalizeArgs(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	var collect func(*cobra.Command)
+	collect = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		for _, sub := range c.Commands() {
+			collect(sub)
+		}
+	}
+	collect(root)
 	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		for _, long := range []string{"package", "check", "out"} {
-			if a == "-"+long || strings.HasPrefix(a, "-"+long+"=") {
-				out[i] = "-" + a
-			}
+	copy(out, args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if long[name] {
+			out[i] = "-" + a
 		}
 	}
 	return out
