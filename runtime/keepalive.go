@@ -76,6 +76,15 @@ func (s *Server) tick() {
 	s.smu.RUnlock()
 	for _, sess := range list {
 		if s.idle(sess, now) {
+			if s.opts.Sessions != nil {
+				// Idle here is not idle everywhere: with a shared store the
+				// client may be busy on other replicas. Forget the local copy
+				// only; the store expires the session after SessionIdleTimeout
+				// without a request on any replica.
+				s.logger.Debug("session idle on this replica", slog.String("session", sess.id))
+				s.dropLocal(sess)
+				continue
+			}
 			s.logger.Debug("session expired", slog.String("session", sess.id))
 			s.endSession(s.baseCtx, sess)
 			continue
