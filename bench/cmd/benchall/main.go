@@ -303,10 +303,26 @@ func takeProfile(ctx context.Context, base string, st settings, path string) err
 	return f.Close()
 }
 
-// median picks the run with the median calls per server CPU second.
+// median combines repeated runs: every reported figure is the median of its
+// own values across the runs (so one noisy run moves no figure), and the
+// counts (calls, errors, slow calls) are those of the run with the median
+// calls per server CPU second.
 func median(runs []*driver.Result) *driver.Result {
+	med := func(get func(*driver.Result) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = get(r)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].CallsPerCPUSecond < runs[j].CallsPerCPUSecond })
-	return runs[len(runs)/2]
+	m := *runs[len(runs)/2]
+	m.Throughput = med(func(r *driver.Result) float64 { return r.Throughput })
+	m.P50Micros = med(func(r *driver.Result) float64 { return r.P50Micros })
+	m.P99Micros = med(func(r *driver.Result) float64 { return r.P99Micros })
+	m.ServerCPUSeconds = med(func(r *driver.Result) float64 { return r.ServerCPUSeconds })
+	return &m
 }
 
 func summary(r *driver.Result) string {

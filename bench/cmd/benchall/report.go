@@ -76,7 +76,7 @@ func (r *report) markdown() string {
 	} else {
 		p("| pinning | none (one core or no `taskset`) |\n")
 	}
-	p("| load | %d concurrent clients, keep-alive; %s measured after %s warm-up; median of %d runs by calls per server CPU second; a fresh server per run |\n",
+	p("| load | %d concurrent clients, keep-alive; %s measured after %s warm-up; each figure the median of %d runs (taken in turn across the implementations); a fresh server per run |\n",
 		st.Concurrency, st.Duration, st.Warmup, st.Reps)
 	p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", r.loadStart, r.loadEnd)
 	p("| W4 | %d idle sessions (initialize + notifications/initialized, no GET stream) |\n", st.Sessions)

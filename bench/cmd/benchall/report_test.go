@@ -45,8 +45,13 @@ func TestReportTargets(t *testing.T) {
 }
 
 func TestMedian(t *testing.T) {
-	runs := []*driver.Result{{CallsPerCPUSecond: 3}, {CallsPerCPUSecond: 1}, {CallsPerCPUSecond: 2}}
-	if m := median(runs); m.CallsPerCPUSecond != 2 {
-		t.Fatalf("median %v, want 2", m.CallsPerCPUSecond)
+	runs := []*driver.Result{
+		{CallsPerCPUSecond: 3, P99Micros: 10, Calls: 30},
+		{CallsPerCPUSecond: 1, P99Micros: 500, Calls: 10},
+		{CallsPerCPUSecond: 2, P99Micros: 20, Calls: 20},
+	}
+	m := median(runs)
+	if m.CallsPerCPUSecond != 2 || m.P99Micros != 20 || m.Calls != 20 {
+		t.Fatalf("median %+v, want 2 calls per CPU second, p99 20, 20 calls", m)
 	}
 }
