@@ -260,6 +260,10 @@ func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsec
 // runSessions opens cfg.Sessions idle sessions and reports how much the
 // server's live heap and RSS grew per session.
 func runSessions(ctx context.Context, c *Client, cfg Config) (*Result, error) {
+	// Every 100th session is kept to check afterwards that the server still
+	// holds it: memory freed by dropping sessions would otherwise look good.
+	var sample []*Session
+	var sampleMu sync.Mutex
 	open := func(n int) error {
 		var next atomic.Int64
 		var firstErr error
@@ -269,14 +273,24 @@ func runSessions(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for next.Add(1) <= int64(n) {
-					if _, err := c.Initialize(ctx, false); err != nil {
+				for {
+					i := next.Add(1)
+					if i > int64(n) {
+						return
+					}
+					s, err := c.Initialize(ctx, false)
+					if err != nil {
 						mu.Lock()
 						if firstErr == nil {
 							firstErr = err
 						}
 						mu.Unlock()
 						return
+					}
+					if i%100 == 0 {
+						sampleMu.Lock()
+						sample = append(sample, s)
+						sampleMu.Unlock()
 					}
 				}
 			}()
@@ -300,6 +314,11 @@ func runSessions(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 	after, err := ReadStats(ctx, cfg.URL)
 	if err != nil {
 		return nil, err
+	}
+	for i, s := range sample {
+		if err := s.CallAdd(ctx, int64(i)); err != nil {
+			return nil, fmt.Errorf("session %d of %d no longer works after the measurement: %w", i+1, len(sample), err)
+		}
 	}
 	n := float64(cfg.Sessions)
 	return &Result{
