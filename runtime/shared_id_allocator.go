@@ -21,7 +21,8 @@ type sharedIDAllocator struct {
 	n      atomic.Uint64
 }
 
-// next returns a fresh JSON-RPC ID, already encoded, and its lookup key.
+// next returns a fresh JSON-RPC ID, already encoded; the encoded bytes are
+// also its key in the pending table.
 func (a *sharedIDAllocator) next() json.RawMessage {
 	n := a.n.Add(1)
 	if a.prefix == "" {
