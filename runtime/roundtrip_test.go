@@ -9,11 +9,18 @@ import (
 	"time"
 )
 
+// noGETDeadlockOptions make a misrouted message hang instead of failing
+// fast: with no GET stream, a message sent to the standalone stream would
+// wait an hour for one, so the events helper's 5 s bound reports the
+// deadlock as "no event". The test asserts the route, not a duration; the
+// duration is logged (it is milliseconds when the route is right).
+var noGETDeadlockOptions = Options{FallbackWait: time.Hour}
+
 // TestElicitationOnPOSTStreamNoGET is the deadlock regression: with no GET
 // stream at all, elicitation/create rides the tools/call POST's own stream,
 // the answer goes in on a second POST, and the result comes off the first.
 func TestElicitationOnPOSTStreamNoGET(t *testing.T) {
-	_, ts := legacyServer(t, Options{}, confirmTool())
+	_, ts := legacyServer(t, noGETDeadlockOptions, confirmTool())
 	c := newClient(t, ts)
 	c.initialize(Version20251125, `{"elicitation":{}}`)
 	start := time.Now()
@@ -33,9 +40,7 @@ func TestElicitationOnPOSTStreamNoGET(t *testing.T) {
 	if got := resultText(t, res.msg); got != "confirm=true note=none" {
 		t.Fatalf("result %q", got)
 	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Fatalf("took %v", d)
-	}
+	t.Logf("round trip with no GET stream: %v", time.Since(start))
 }
 
 // TestSamplingAndRootsOnPOSTStreamNoGET: sampling/createMessage and
@@ -55,7 +60,7 @@ func TestSamplingAndRootsOnPOSTStreamNoGET(t *testing.T) {
 		}
 		return ContentResult(call, []Content{Text(rs[0].URI)}), nil
 	})
-	_, ts := legacyServer(t, Options{}, sample, roots)
+	_, ts := legacyServer(t, noGETDeadlockOptions, sample, roots)
 	c := newClient(t, ts)
 	c.initialize(Version20250618, `{"sampling":{},"roots":{"listChanged":true}}`)
 	for _, tc := range []struct{ tool, method, answer, want string }{
@@ -74,9 +79,7 @@ func TestSamplingAndRootsOnPOSTStreamNoGET(t *testing.T) {
 		if got := resultText(t, next(t, ch).msg); got != tc.want {
 			t.Fatalf("%s: result %q", tc.tool, got)
 		}
-		if d := time.Since(start); d > 500*time.Millisecond {
-			t.Fatalf("%s took %v", tc.tool, d)
-		}
+		t.Logf("%s round trip with no GET stream: %v", tc.tool, time.Since(start))
 	}
 }
 
