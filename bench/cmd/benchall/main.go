@@ -73,7 +73,7 @@ func run() error {
 	flag.IntVar(&st.Sessions, "sessions", 10000, "W4: idle sessions")
 	flag.IntVar(&st.Slow, "slow", 16, "W5: slow clients")
 	flag.DurationVar(&st.SlowDelay, "slow-delay", 2*time.Millisecond, "W5: a slow client's pause between 8-byte writes and 16-byte reads")
-	flag.IntVar(&st.Reps, "reps", 3, "runs per implementation and workload; the table shows the median by calls per CPU second")
+	flag.IntVar(&st.Reps, "reps", 5, "runs per implementation and workload; each figure in the table is the median across them")
 	flag.StringVar(&st.BenchTime, "benchtime", "3000x", "go test -benchtime for the in-process benchmarks")
 	flag.StringVar(&st.ServerCore, "server-core", "1", "CPU the server is pinned to")
 	flag.StringVar(&st.DriverCore, "driver-core", "0", "CPU the driver is pinned to")
