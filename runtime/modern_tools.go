@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // listTools answers tools/list: every tool in registration order, in one
@@ -75,8 +72,8 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 		return replyError(0, e)
 	}
 
-	if msg, ok := validateArguments(t.input, args); !ok {
-		return m.complete(toolErrorResult(errors.New(msg)))
+	if res := t.validate(args); res != nil {
+		return m.complete(res)
 	}
 
 	peer := newMRTRPeer(req.meta, stream, answers)
@@ -171,22 +168,4 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 		answers[k] = answer{Question: q, Result: v}
 	}
 	return nil
-}
-
-// validateArguments checks args against the tool's inputSchema; the message
-// is for the model to read in an isError result.
-func validateArguments(schema *jsonschema.Schema, args json.RawMessage) (string, bool) {
-	if schema == nil {
-		return "", true
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return fmt.Sprintf("invalid arguments: %v", err), false
-	}
-	if err := schema.Validate(v); err != nil {
-		return fmt.Sprintf("invalid arguments: %v", err), false
-	}
-	return "", true
 }
