@@ -55,11 +55,10 @@ project builds offline.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			p, err := scaffold(cmd.Context(), dir, module, stdout, stderr)
-			if err != nil {
+			if err := scaffold(cmd.Context(), dir, module, stdout, stderr); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", p.displayDir)
+			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
 			return nil
 		},
 	}
@@ -67,58 +66,50 @@ project builds offline.`,
 	return cmd
 }
 
-// project is what scaffold made.
-type project struct {
-	dir        string // absolute folder holding main.go
-	displayDir string // dir as the user gave it
-	moduleRoot string // absolute folder holding go.mod
-	importPath string // import path of dir
-}
-
 // scaffold writes the template project into dir and pins the generator in
 // the module's go.mod. It checks everything before writing anything.
-func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) (*project, error) {
+func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	p := &project{dir: abs, displayDir: dir}
-
+	// moduleRoot is the folder holding go.mod, importPath the import path of dir.
+	var moduleRoot, importPath string
 	gomod := findGoMod(abs)
 	newModule := gomod == ""
 	if newModule {
 		if module == "" {
 			module = defaultModulePath(abs)
 		}
-		p.moduleRoot, p.importPath = abs, module
+		moduleRoot, importPath = abs, module
 	} else {
 		if module != "" {
-			return nil, usageError{fmt.Errorf("--module only applies to a new go.mod, and %s is inside the module of %s", dir, gomod)}
+			return usageError{fmt.Errorf("--module only applies to a new go.mod, and %s is inside the module of %s", dir, gomod)}
 		}
 		mod, err := readGoMod(ctx, gomod)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if mod.Module.Path == selfModule {
-			return nil, fmt.Errorf("%s is inside the mcpgen module itself; scaffold outside it (mcpgen init /some/new/folder)", dir)
+			return fmt.Errorf("%s is inside the mcpgen module itself; scaffold outside it (mcpgen init /some/new/folder)", dir)
 		}
-		p.moduleRoot = filepath.Dir(gomod)
-		rel, err := filepath.Rel(p.moduleRoot, abs)
+		moduleRoot = filepath.Dir(gomod)
+		rel, err := filepath.Rel(moduleRoot, abs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.importPath = mod.Module.Path
+		importPath = mod.Module.Path
 		if rel != "." {
-			p.importPath += "/" + filepath.ToSlash(rel)
+			importPath += "/" + filepath.ToSlash(rel)
 		}
 	}
 
-	files, err := templates.Project(templates.Data{Name: serverName(p.importPath), ImportPath: p.importPath})
+	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var existing []string
 	for _, f := range files {
@@ -127,7 +118,7 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 		case err == nil:
 			existing = append(existing, f.Path)
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, err
+			return err
 		}
 	}
 	if len(existing) > 0 {
@@ -135,35 +126,35 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 		for _, e := range existing {
 			fmt.Fprintf(stderr, "  %s\n", e)
 		}
-		return nil, fmt.Errorf("init never overwrites; nothing was changed (scaffold into a new folder instead, e.g. mcpgen init %s)", suggestDir(dir))
+		return fmt.Errorf("init never overwrites; nothing was changed (scaffold into a new folder instead, e.g. mcpgen init %s)", suggestDir(dir))
 	}
 
 	_, statErr := os.Stat(abs)
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	if newModule {
 		if err := goCommand(ctx, abs, stderr, "mod", "init", module); err != nil {
 			if errors.Is(statErr, fs.ErrNotExist) {
 				os.Remove(abs) // the folder made just now, still empty
 			}
-			return nil, err
+			return err
 		}
 	}
 	for _, f := range files {
 		name := filepath.Join(abs, filepath.FromSlash(f.Path))
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeNew(name, f.Data); err != nil {
-			return nil, err
+			return err
 		}
 		fmt.Fprintf(stdout, "created %s\n", filepath.Join(dir, filepath.FromSlash(f.Path)))
 	}
-	if err := pinGenerator(ctx, p.moduleRoot, stdout, stderr); err != nil {
-		return nil, fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
+	if err := pinGenerator(ctx, moduleRoot, stdout, stderr); err != nil {
+		return fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
 	}
-	return p, nil
+	return nil
 }
 
 // writeNew creates name with data, failing if it exists (a file created

@@ -1,9 +1,0 @@
-package main
-
-import (
-	"os"
-	"os/signal"
-	"syscall"
-)
-
-func signalNotify(c chan<- os.Signal) { signal.Notify(c, os.Interrupt, syscall.SIGTERM) }
