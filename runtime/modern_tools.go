@@ -78,7 +78,7 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 
 	peer := newMRTRPeer(req.meta, stream, answers)
 	call := newCall(peer, handlerState, func() string { return "" }) // 2026-07-28 drops elicitationId
-	res, err := m.runHandler(ctx, t, call, args)
+	res, err := m.s.runHandler(ctx, t, call, args)
 
 	switch {
 	case peer.malformed() != nil:
@@ -129,18 +129,6 @@ func (m *modernCore) inputRequired(t *registeredTool, args json.RawMessage, peer
 		InputRequests map[string]inputRequest `json:"inputRequests"`
 		RequestState  string                  `json:"requestState"`
 	}{open, token}, nil)
-}
-
-// runHandler runs the tool's handler, turning a panic into a JSON-RPC
-// internal error so that one bad call does not take the server down.
-func (m *modernCore) runHandler(ctx context.Context, t *registeredTool, call *Call, args json.RawMessage) (res *ToolResult, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			m.s.logger.Error("tool handler panicked", "tool", t.Name, "panic", v)
-			res, err = nil, NewError(CodeInternalError, "tool %q failed unexpectedly", t.Name)
-		}
-	}()
-	return t.Handler(ctx, call, args)
 }
 
 // mergeInputResponses adds the retry's inputResponses to answers, each bound
