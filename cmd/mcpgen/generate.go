@@ -166,7 +166,7 @@ func sortedNames(files map[string][]byte) []string {
 // or "" when they match.
 func checkDiff(dir string, files map[string][]byte, stale []string) (string, error) {
 	var b strings.Builder
-	add := func(name string, old, cur []byte, fromName, toName string) error {
+	add := func(old, cur []byte, fromName, toName string) error {
 		d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 			A: difflib.SplitLines(string(old)), B: difflib.SplitLines(string(cur)),
 			FromFile: fromName, ToFile: toName, Context: 3,
@@ -189,7 +189,7 @@ func checkDiff(dir string, files map[string][]byte, stale []string) (string, err
 		if bytes.Equal(old, files[name]) {
 			continue
 		}
-		if err := add(name, old, files[name], from, p); err != nil {
+		if err := add(old, files[name], from, p); err != nil {
 			return "", err
 		}
 	}
@@ -199,7 +199,7 @@ func checkDiff(dir string, files map[string][]byte, stale []string) (string, err
 		if err != nil {
 			return "", err
 		}
-		if err := add(name, old, nil, p, "/dev/null"); err != nil {
+		if err := add(old, nil, p, "/dev/null"); err != nil {
 			return "", err
 		}
 	}
