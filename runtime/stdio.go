@@ -122,9 +122,15 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.out.mu.Lock()
 			c.out.expect++
 			c.out.mu.Unlock()
+			// A tools/call counts for Shutdown as on HTTP; once the server is
+			// closing it still runs, uncounted.
+			counted := m.Method == "tools/call" && s.calls.add()
 			c.handlers.Add(1)
 			go func() {
 				defer c.handlers.Done()
+				if counted {
+					defer s.calls.done()
+				}
 				s.serveRequest(context.WithoutCancel(ctx), sess, m, c.out)
 			}()
 		case m.isNotification():

@@ -85,8 +85,6 @@ func (s *Server) callTool(ctx context.Context, sess *session, msg *message, snd 
 	_, caps := sess.snapshot()
 	peer := &legacyPeer{sess: sess, sender: snd, parent: msg.ID, caps: caps, progress: p.Meta.ProgressToken}
 	call := newCall(peer, nil, newElicitationID)
-	s.calls.add()
-	defer s.calls.done()
 	res, err := s.runHandler(ctx, tool, call, args)
 	return s.toolOutcome(tool.Name, res, err)
 }
