@@ -59,10 +59,8 @@ func load(inputs []InputFile, rep *reporter) *model {
 		doc, err := jsontree.Parse(in.Data)
 		if err != nil {
 			se := err.(*jsontree.SyntaxError)
-			d := &jsontree.Doc{Data: in.Data}
-			src := &source{path: in.Path, doc: d}
 			line, col := lineCol(in.Data, se.Offset)
-			rep.diags = append(rep.diags, Diagnostic{File: src.path, Line: line, Col: col,
+			rep.diags = append(rep.diags, Diagnostic{File: in.Path, Line: line, Col: col,
 				Message: "invalid JSON: " + se.Msg, Hint: "fix the syntax; nothing was generated"})
 			continue
 		}
