@@ -34,7 +34,8 @@ func (g *gen) emitElicitation(e *elicitIR) *jen.File {
 	return f
 }
 
-// handlerSig is the Handler method of a tool: params and results.
+// results are the results of a tool's Handler method: its output type, or
+// content blocks when it has no outputSchema, and an error.
 func (t *toolIR) results() []jen.Code {
 	if t.output != nil {
 		return []jen.Code{typeExpr(t.output), jen.Error()}
