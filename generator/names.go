@@ -150,3 +150,14 @@ func enumValueName(v string) string {
 	}
 	return b.String()
 }
+
+// fieldName is the Go field name for a JSON name (a property, or a union's
+// discriminator value): its words as enumValueName spells them, with "X" in
+// front when that would not start with an upper-case letter.
+func fieldName(s string) string {
+	n := enumValueName(s)
+	if r := []rune(n)[0]; !isExportedIdent(string(r)) {
+		n = "X" + n
+	}
+	return n
+}

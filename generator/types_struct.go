@@ -87,13 +87,7 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 	byGo := map[string]*jsontree.Node{}
 	for _, m := range members {
 		p := m.Value
-		fname := joinWords(m.Key)
-		if fname == "" {
-			fname = enumValueName(m.Key)
-		}
-		if r := []rune(fname)[0]; !isExportedIdent(string(r)) {
-			fname = "X" + fname
-		}
+		fname := fieldName(m.Key)
 		if p.Kind == jsontree.Object {
 			if o := p.Get(xGoFieldName); o != nil {
 				if o.Kind == jsontree.String && isExportedIdent(o.Str) {

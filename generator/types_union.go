@@ -118,10 +118,7 @@ candidate:
 	*b.decls = append(*b.decls, d)
 	byField := map[string]bool{}
 	for i, a := range alts {
-		fname := enumValueName(values[i])
-		if r := []rune(fname)[0]; !isExportedIdent(string(r)) {
-			fname = "X" + fname
-		}
+		fname := fieldName(values[i])
 		if byField[fname] {
 			b.ns.rep.errorf(b.at(a), `set "x-go-name" on the variant schemas`, "variant %q makes a Go field name %q used by another variant", values[i], fname)
 			continue
