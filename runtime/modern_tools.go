@@ -53,9 +53,10 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 	answers := map[string]answer{}
 	var handlerState []byte
 	var asked map[string]string
+	var digest string // argsDigest(args), computed only when a requestState needs it
 	if p.RequestState != nil {
-		digest, err := argsDigest(args)
-		if err != nil {
+		var err error
+		if digest, err = argsDigest(args); err != nil {
 			return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
 		}
 		st, err := m.sealer.open(*p.RequestState, "tools/call", t.Name, digest)
@@ -86,7 +87,7 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 	case errors.Is(err, ErrCapabilityMissing):
 		return missingCapabilityReply(err)
 	case peer.outstanding() != nil:
-		return m.inputRequired(t, args, peer, call)
+		return m.inputRequired(t, args, digest, peer, call)
 	}
 	var rpcErr *Error
 	switch {
@@ -103,11 +104,14 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 }
 
 // inputRequired ends a round that has unanswered questions: it seals the
-// answers used so far and the handler's state into requestState.
-func (m *modernCore) inputRequired(t *registeredTool, args json.RawMessage, peer *mrtrPeer, call *Call) modernReply {
-	digest, err := argsDigest(args)
-	if err != nil {
-		return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
+// answers used so far and the handler's state into requestState. digest is
+// argsDigest(args) when the round already computed it, otherwise "".
+func (m *modernCore) inputRequired(t *registeredTool, args json.RawMessage, digest string, peer *mrtrPeer, call *Call) modernReply {
+	if digest == "" {
+		var err error
+		if digest, err = argsDigest(args); err != nil {
+			return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
+		}
 	}
 	open := peer.outstanding()
 	asked := make(map[string]string, len(open))
