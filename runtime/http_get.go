@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 )
@@ -83,9 +82,8 @@ func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64
 			continue // an upgrade marker (StreamAfter)
 		}
 		if ok {
-			err := st.emit(ctx, sw, gen, f)
-			if errors.Is(err, errTakenOver) || err != nil {
-				return
+			if st.emit(ctx, sw, gen, f) != nil {
+				return // taken over, or the connection or event store failed
 			}
 			continue
 		}
