@@ -144,12 +144,6 @@ func (b *backpressureWait) drained() bool {
 	return b.finished && len(b.buf) == 0
 }
 
-func (b *backpressureWait) isFinished() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.finished
-}
-
 func (b *backpressureWait) signalAvail() {
 	if b.avail != nil {
 		close(b.avail)
