@@ -58,7 +58,7 @@ func (s *sseWriter) event(id string, data []byte) error {
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
 	s.buf = b
-	return s.flush(b)
+	return s.write(b)
 }
 
 // prime writes a priming event (ID, empty data) and the retry delay.
@@ -73,19 +73,19 @@ func (s *sseWriter) prime(id string, retry time.Duration) error {
 	}
 	b = append(b, '\n')
 	s.buf = b
-	return s.flush(b)
+	return s.write(b)
 }
 
 // comment writes a keep-alive comment line and flushes it.
 func (s *sseWriter) comment() error {
-	if err := s.flush([]byte(": keep-alive\n\n")); err != nil {
+	if err := s.write([]byte(": keep-alive\n\n")); err != nil {
 		return err
 	}
 	return s.sync()
 }
 
-// flush buffers b (the name is historical: see sync).
-func (s *sseWriter) flush(b []byte) error {
+// write buffers b; sync sends it.
+func (s *sseWriter) write(b []byte) error {
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
