@@ -5,20 +5,6 @@ import (
 	"net/http"
 )
 
-// capabilityOf names the client capability a server-to-client method needs,
-// as CapabilityError spells it.
-func capabilityOf(method string) string {
-	switch method {
-	case "elicitation/create":
-		return "elicitation"
-	case "sampling/createMessage":
-		return "sampling"
-	case "roots/list":
-		return "roots"
-	}
-	return method
-}
-
 // missingCapabilityReply turns an ErrCapabilityMissing into -32021 (HTTP
 // 400) whose data names the capability as a ClientCapabilities object, e.g.
 // {"requiredCapabilities":{"sampling":{}}}.

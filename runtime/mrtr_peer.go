@@ -51,12 +51,11 @@ func newMRTRPeer(meta *requestMeta, stream modernStream, answers map[string]answ
 	}
 }
 
+// request answers from this round's answers or records the question. Call
+// has already checked that the client declared the capability method needs.
 func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	if !p.declares(method) {
-		return nil, &CapabilityError{Capability: capabilityOf(method)}
 	}
 	q := questionDigest(method, params)
 	p.mu.Lock()
@@ -87,21 +86,6 @@ func (p *mrtrPeer) notify(ctx context.Context, method string, params any) error 
 func (p *mrtrPeer) capabilities() ClientCapabilities { return p.meta.Capabilities }
 func (p *mrtrPeer) logLevel() LogLevel               { return p.meta.LogLevel }
 func (p *mrtrPeer) progressToken() json.RawMessage   { return p.meta.ProgressToken }
-
-// declares reports whether the client declared the capability method needs.
-// Call checks the finer points (the elicitation mode) before asking.
-func (p *mrtrPeer) declares(method string) bool {
-	c := p.meta.Capabilities
-	switch method {
-	case "elicitation/create":
-		return c.Elicitation != nil
-	case "sampling/createMessage":
-		return c.Sampling != nil
-	case "roots/list":
-		return c.Roots != nil
-	}
-	return false
-}
 
 // outstanding returns the unanswered questions, or nil.
 func (p *mrtrPeer) outstanding() map[string]inputRequest {
