@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,11 +15,7 @@ import (
 // call; its answer goes to a third replica; the result comes back as JSON on
 // the POST.
 func TestFallbackReachesTheGETStreamOnAnotherReplica(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t))
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second)
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)

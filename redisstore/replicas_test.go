@@ -15,6 +15,17 @@ import (
 
 func testPrefix(t testing.TB) string { return "it:" + t.Name() + ":" + randomHex(4) + ":" }
 
+// threeReplicas starts three replicas on the test Redis under a prefix of the
+// test's own, with extra flags for each, and a cluster over them; ctx ends
+// after timeout or with the test.
+func threeReplicas(t *testing.T, timeout time.Duration, extra ...string) ([]*replica, *cluster, context.Context) {
+	t.Helper()
+	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t), extra...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return rs, newCluster(rs), ctx
+}
+
 // replicaIndex maps a URL to its replica.
 func replicaIndex(rs []*replica, url string) int {
 	for i, r := range rs {
@@ -26,11 +37,7 @@ func replicaIndex(rs []*replica, url string) int {
 }
 
 func TestThreeReplicasServeOneSession(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t))
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	rs, c, ctx := threeReplicas(t, 60*time.Second)
 
 	// Two sessions, each initialized through one replica and used through all.
 	var sessions []*session
@@ -90,11 +97,7 @@ func TestThreeReplicasServeOneSession(t *testing.T) {
 }
 
 func TestDeleteOnOneReplicaIs404OnAll(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t), "-keepalive", "500ms")
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second, "-keepalive", "500ms")
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +190,7 @@ func openGET(ctx context.Context, s *session, url string) (*http.Response, error
 }
 
 func TestLateAndForeignAnswersAreRefusedEverywhere(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t), "-request-timeout", "300ms")
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second, "-request-timeout", "300ms")
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -249,11 +248,7 @@ type rawID []byte
 func (r rawID) MarshalJSON() ([]byte, error) { return r, nil }
 
 func TestKilledReplicaEndsItsCallsWithErrors(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t), "-request-timeout", "10s")
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	rs, c, ctx := threeReplicas(t, 60*time.Second, "-request-timeout", "10s")
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -310,11 +305,7 @@ func TestKilledReplicaEndsItsCallsWithErrors(t *testing.T) {
 }
 
 func TestStreamReplaysOnAnyReplicaAndOnlyForItsSession(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t))
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second)
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -375,11 +366,7 @@ func replay(t *testing.T, ctx context.Context, s *session, url, lastEventID stri
 }
 
 func TestLogLevelSetOnOneReplicaHoldsOnAll(t *testing.T) {
-	addr := redisAddr(t)
-	rs := startReplicas(t, 3, addr, testPrefix(t))
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second)
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -418,12 +405,8 @@ func TestLogLevelSetOnOneReplicaHoldsOnAll(t *testing.T) {
 // its local copy only: the session lives on while the client uses it through
 // the other replicas, and expires everywhere only when idle everywhere.
 func TestIdleOnOneReplicaIsNotIdleEverywhere(t *testing.T) {
-	addr := redisAddr(t)
 	const idle = 1500 * time.Millisecond
-	rs := startReplicas(t, 3, addr, testPrefix(t), "-idle", idle.String(), "-keepalive", "100ms")
-	c := newCluster(rs)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, c, ctx := threeReplicas(t, 30*time.Second, "-idle", idle.String(), "-keepalive", "100ms")
 	s, err := c.initialize(ctx)
 	if err != nil {
 		t.Fatal(err)
