@@ -236,11 +236,8 @@ func answerFrom(t *testing.T, ctx context.Context, s *session, url string, id []
 	if resp.StatusCode == http.StatusAccepted {
 		return ""
 	}
-	var body strings.Builder
-	b := make([]byte, 4096)
-	n, _ := resp.Body.Read(b)
-	body.Write(b[:n])
-	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body.String())
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, b)
 }
 
 type rawID []byte
