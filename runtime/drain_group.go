@@ -36,6 +36,13 @@ func (g *drainGroup) done() {
 	}
 }
 
+// close refuses new handlers from now on.
+func (g *drainGroup) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+}
+
 // wait closes the group and waits until every handler returned or ctx ends.
 func (g *drainGroup) wait(ctx context.Context) error {
 	g.mu.Lock()

@@ -61,9 +61,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.closing.Store(true)
 	s.shutdownModern()
-	s.calls.mu.Lock()
-	s.calls.closed = true
-	s.calls.mu.Unlock()
+	s.calls.close()
 	s.stopJanitor()
 	s.smu.Lock()
 	list := make([]*session, 0, len(s.sessions))
