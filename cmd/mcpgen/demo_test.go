@@ -105,7 +105,7 @@ func TestDemoCurlWalkthrough(t *testing.T) {
 // it must build, start, answer, print, stop and clean up on its own.
 func TestDemoExit(t *testing.T) {
 	e2eEnv(t)
-	stdout, stderr, code := runCLI(t, "demo", "--exit")
+	code, stdout, stderr := run(t, "demo", "--exit")
 	if code != 0 {
 		t.Fatalf("demo --exit: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -39,14 +39,6 @@ func e2eEnv(t *testing.T) {
 	t.Setenv("GOWORK", "off")
 }
 
-// runCLI runs mcpgen in-process.
-func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = Run(args, strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), code
-}
-
 // goIn runs the go command in dir and returns its combined output.
 func goIn(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
@@ -112,7 +104,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 	e2eEnv(t)
 	dir := filepath.Join(t.TempDir(), "notes-server")
 
-	stdout, stderr, code := runCLI(t, "init", dir)
+	code, stdout, stderr := run(t, "init", dir)
 	if code != 0 {
 		t.Fatalf("init: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -135,7 +127,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 	mustGo(t, filepath.Join(dir, "notes"), "tool", "mcpgen", "generate", "--check", "./schemas")
 
 	before := tree(t, dir)
-	stdout, stderr, code = runCLI(t, "init", dir)
+	code, stdout, stderr = run(t, "init", dir)
 	if code == 0 {
 		t.Fatalf("init into a scaffolded folder succeeded:\n%s", stdout)
 	}
@@ -170,7 +162,7 @@ func TestInitExistingModule(t *testing.T) {
 
 	// The module root already has main.go and README.md: refused, untouched.
 	before := tree(t, root)
-	_, stderr, code := runCLI(t, "init", root)
+	code, _, stderr := run(t, "init", root)
 	if code == 0 {
 		t.Fatal("init over an existing main.go succeeded")
 	}
@@ -182,7 +174,7 @@ func TestInitExistingModule(t *testing.T) {
 	sameTree(t, "a refused init changed the module", before, tree(t, root))
 
 	// A new folder inside the module: files added, go.mod pins the tool.
-	stdout, stderr, code := runCLI(t, "init", filepath.Join(root, "mcp"))
+	code, stdout, stderr := run(t, "init", filepath.Join(root, "mcp"))
 	if code != 0 {
 		t.Fatalf("init: exit %d\n%s%s", code, stdout, stderr)
 	}

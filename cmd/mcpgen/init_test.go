@@ -17,7 +17,7 @@ func TestInitRefusesExistingFilesAndChangesNothing(t *testing.T) {
 		}
 	}
 	before := tree(t, dir)
-	stdout, stderr, code := runCLI(t, "init", dir)
+	code, stdout, stderr := run(t, "init", dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
@@ -37,7 +37,7 @@ func TestInitModuleFlagInsideAModuleIsAUsageError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCLI(t, "init", "--module", "example.com/other", filepath.Join(root, "srv"))
+	code, _, stderr := run(t, "init", "--module", "example.com/other", filepath.Join(root, "srv"))
 	if code != 2 || !strings.Contains(stderr, "--module") {
 		t.Fatalf("exit %d, want 2 with a word on --module:\n%s", code, stderr)
 	}
@@ -101,7 +101,7 @@ func TestInitInsideTheMcpgenModuleIsRefused(t *testing.T) {
 		t.Fatal("not running from a checkout")
 	}
 	dir := filepath.Join(src, "testdata", "init-must-not-create-"+t.Name())
-	_, stderr, code := runCLI(t, "init", dir)
+	code, _, stderr := run(t, "init", dir)
 	if code != 1 || !strings.Contains(stderr, "inside the mcpgen module") {
 		t.Fatalf("exit %d, want 1 saying why:\n%s", code, stderr)
 	}
