@@ -44,11 +44,7 @@ func (h *modernHTTPStream) notify(ctx context.Context, method string, params any
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := json.Marshal(struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params})
+	b, err := encodeRequest(nil, method, params)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", method, err)
 	}
@@ -133,17 +129,9 @@ func (h *modernHTTPStream) writeEvent(data []byte) error {
 // encodeModernResponse writes the response envelope around an encoded result
 // (which is not encoded again) or encodes the error.
 func encodeModernResponse(id json.RawMessage, reply modernReply) []byte {
-	if reply.err == nil {
-		b := make([]byte, 0, len(reply.result)+len(id)+40)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = append(b, id...)
-		b = append(b, `,"result":`...)
-		b = append(b, reply.result...)
-		return append(b, '}')
+	if reply.err != nil {
+		return encodeError(id, reply.err)
 	}
-	b, err := json.Marshal(&message{JSONRPC: "2.0", ID: id, Error: reply.err})
-	if err != nil {
-		b, _ = json.Marshal(&message{JSONRPC: "2.0", ID: id, Error: NewError(CodeInternalError, "encoding the error: %v", err)})
-	}
+	b, _ := encodeResponse(id, reply.result) // a json.RawMessage is not encoded again
 	return b
 }
