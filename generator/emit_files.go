@@ -15,7 +15,7 @@ func (g *gen) emitElicitation(e *elicitIR) *jen.File {
 	for _, d := range e.decls {
 		emitDecl(f, d)
 	}
-	v := lowerFirst(e.goName + "Elicitation")
+	v := e.varName()
 	mode := e.def.mode
 	f.Add(docWith(fmt.Sprintf("%s declares the %s elicitation (%s mode).", v, e.def.name, mode), docLinesOf(e.def.description)))
 	message := e.def.message
@@ -46,7 +46,7 @@ func (t *toolIR) results() []jen.Code {
 func (g *gen) emitTool(t *toolIR) *jen.File {
 	f := g.newFile()
 	name := t.def.name
-	def := lowerFirst(t.goName + "Definition")
+	def := t.definitionName()
 	f.Commentf("// %s is tool %s as tools/list advertises it: as written in %s,", def, name, path.Base(t.def.at.src.path))
 	f.Comment("// without mcpgen's _meta keys.")
 	f.Const().Id(def).Op("=").Lit(string(t.def.definition))
@@ -63,7 +63,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	f.Type().Id(call).Struct(jen.Id("toolCall"))
 	for _, e := range t.elicits {
 		method := "Elicit" + e.goName
-		v := lowerFirst(e.goName + "Elicitation")
+		v := e.varName()
 		if e.def.mode == "url" {
 			f.Add(comment(append([]string{
 				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty", method, e.def.name),
@@ -87,7 +87,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 		)
 	}
 
-	fn := lowerFirst(t.goName + "Tool")
+	fn := t.funcName()
 	f.Commentf("// %s wires tool %s to h.", fn, name)
 	var handlerBody []jen.Code
 	handlerBody = append(handlerBody,
@@ -117,7 +117,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 			if len(t.elicits) > 0 {
 				g.Line().Id("Elicitations").Op(":").Index().Op("*").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
 					for _, e := range t.elicits {
-						g.Id(lowerFirst(e.goName + "Elicitation"))
+						g.Id(e.varName())
 					}
 				})
 			}
@@ -166,7 +166,7 @@ func (g *gen) emitHandler() *jen.File {
 	f.Func().Id("Register").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Server"), jen.Id("h").Id("Handler")).Error().Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Index().Qual(runtimePkg, "Tool").ValuesFunc(func(vg *jen.Group) {
 			for _, t := range g.tools {
-				vg.Line().Id(lowerFirst(t.goName + "Tool")).Call(jen.Id("h"))
+				vg.Line().Id(t.funcName()).Call(jen.Id("h"))
 			}
 			if len(g.tools) > 0 {
 				vg.Line()

@@ -103,6 +103,15 @@ type elicitIR struct {
 	decls  []decl
 }
 
+// varName is the package variable holding the runtime's Elicitation.
+func (e *elicitIR) varName() string { return lowerFirst(e.goName + "Elicitation") }
+
+// definitionName is the constant holding the tool's advertised definition.
+func (t *toolIR) definitionName() string { return lowerFirst(t.goName + "Definition") }
+
+// funcName is the function that wires the tool to a Handler.
+func (t *toolIR) funcName() string { return lowerFirst(t.goName + "Tool") }
+
 func (g *gen) build(m *model) {
 	g.elicits = map[string]*elicitIR{}
 	files := map[string]place{}
@@ -129,7 +138,7 @@ func (g *gen) build(m *model) {
 		elicitNames[ir.goName] = at
 		ir.file = "mcpgen_" + snake(ir.goName) + "_elicitation.go"
 		claimFile(ir.file, at, hint)
-		g.ns.claim(lowerFirst(ir.goName+"Elicitation"), at, hint)
+		g.ns.claim(ir.varName(), at, hint)
 		if e.mode == "form" {
 			b := &typeBuilder{ns: g.ns, src: e.at.src, root: e.schema, prefix: ir.goName, decls: &ir.decls,
 				memo: map[*jsontree.Node]*typeRef{}, owner: fmt.Sprintf("elicitation %q", e.name), base: e.at.node.Ptr,
@@ -161,8 +170,8 @@ func (g *gen) build(m *model) {
 			continue
 		}
 		ok := g.ns.claim(ir.goName+"Call", at, hint)
-		ok = g.ns.claim(lowerFirst(ir.goName+"Definition"), at, hint) && ok
-		ok = g.ns.claim(lowerFirst(ir.goName+"Tool"), at, hint) && ok
+		ok = g.ns.claim(ir.definitionName(), at, hint) && ok
+		ok = g.ns.claim(ir.funcName(), at, hint) && ok
 		if !ok {
 			continue
 		}
