@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -84,7 +85,9 @@ func run() error {
 		st.Duration, st.Warmup, st.Concurrency, st.Sessions, st.Slow, st.Reps, st.BenchTime = time.Second, 200*time.Millisecond, 4, 300, 2, 1, "50x"
 	}
 
-	ctx, cancel := signalContext()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Hour)
 	defer cancel()
 
 	bin, err := os.MkdirTemp("", "mcpgen-bench-")
@@ -155,20 +158,6 @@ func run() error {
 		return fmt.Errorf("%d workload(s) failed", n)
 	}
 	return nil
-}
-
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
-	sigs := make(chan os.Signal, 1)
-	signalNotify(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
 }
 
 func supports(im impl.Impl, w string) bool {
