@@ -71,15 +71,18 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 		defer t.Stop()
 		timeout = t.C
 	}
-	var cause error
-	select {
-	case a := <-answers:
+	answered := func(a Answer) (json.RawMessage, error) {
 		if a.Error != nil {
 			log.step(ctx, "error", slog.Int("code", a.Error.Code))
 			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
 		}
 		log.step(ctx, "answered")
 		return a.Result, nil
+	}
+	var cause error
+	select {
+	case a := <-answers:
+		return answered(a)
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
 	case <-timeout:
@@ -94,11 +97,7 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	s.pending.Expire(context.WithoutCancel(ctx), sess.id, id, true)
 	select {
 	case a := <-answers: // answered while we gave up: take it
-		log.step(ctx, "answered")
-		if a.Error != nil {
-			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)
-		}
-		return a.Result, nil
+		return answered(a)
 	default:
 	}
 	sess.sendCancelled(route, id, cause)
