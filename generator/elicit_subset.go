@@ -181,7 +181,7 @@ func checkFormProperty(at place, rep *reporter) bool {
 		}
 		if def != nil && def.Kind != want {
 			bad(def, "", "the default of a %s field must be a %s", typ.Str, want)
-		} else if def != nil && typ.Str == "integer" && strings.ContainsAny(def.Num, ".eE") {
+		} else if def != nil && typ.Str == "integer" && !isInteger(def.Num) {
 			bad(def, "", "the default of an integer field must be an integer")
 		}
 	case "array":
