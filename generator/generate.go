@@ -231,7 +231,7 @@ func (g *gen) emit() (map[string][]byte, error) {
 					errs[i] = fmt.Errorf("rendering %s: %w", jobs[i].name, err)
 					continue
 				}
-				results[i], errs[i] = groupImports(buf.Bytes())
+				results[i] = groupImports(buf.Bytes())
 			}
 		}()
 	}
@@ -252,10 +252,10 @@ func (g *gen) emit() (map[string][]byte, error) {
 
 // groupImports puts the standard library imports first and the others in a
 // second group, as goimports does, so that running it changes nothing.
-func groupImports(src []byte) ([]byte, error) {
+func groupImports(src []byte) []byte {
 	start := bytes.Index(src, []byte("\nimport (\n"))
 	if start < 0 {
-		return src, nil
+		return src
 	}
 	start += len("\nimport (\n")
 	end := start + bytes.Index(src[start:], []byte("\n)\n"))
@@ -279,5 +279,5 @@ func groupImports(src []byte) ([]byte, error) {
 		block += "\n" + strings.Join(other, "\n")
 	}
 	// Each group stays sorted, so the result is already gofmt-clean.
-	return append(append(append([]byte(nil), src[:start]...), block...), src[end:]...), nil
+	return append(append(append([]byte(nil), src[:start]...), block...), src[end:]...)
 }
