@@ -18,12 +18,12 @@ const (
 	metaReservedPrefix     = "io.modelcontextprotocol/"
 )
 
-// requestMeta is what a 2026-07-28 request says about its client in
-// params._meta. There is no session: every request carries all of it.
+// requestMeta is what the server acts on of a 2026-07-28 request's
+// params._meta (clientInfo is only checked to be an object). There is no
+// session: every request carries all of it.
 type requestMeta struct {
 	ProtocolVersion string
 	Capabilities    ClientCapabilities
-	ClientInfo      json.RawMessage // optional; never required
 	LogLevel        LogLevel        // "" when absent: send no notifications/message
 	ProgressToken   json.RawMessage // nil when absent
 }
@@ -76,11 +76,8 @@ func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 		return nil, NewError(CodeInvalidParams, "params._meta[%q] is required and must be an object ({} declares none)", metaClientCapabilities)
 	}
 	m.Capabilities.Raw = append(json.RawMessage(nil), raw...)
-	if raw, ok := meta[metaClientInfo]; ok {
-		if !isObjectJSON(raw) {
-			return nil, NewError(CodeInvalidParams, "params._meta[%q] must be an object", metaClientInfo)
-		}
-		m.ClientInfo = raw
+	if raw, ok := meta[metaClientInfo]; ok && !isObjectJSON(raw) {
+		return nil, NewError(CodeInvalidParams, "params._meta[%q] must be an object", metaClientInfo)
 	}
 	if raw, ok := meta[metaLogLevel]; ok {
 		if json.Unmarshal(raw, &m.LogLevel) != nil || !validLogLevel(m.LogLevel) {
