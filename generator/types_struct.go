@@ -137,8 +137,9 @@ func validTagName(s string) bool {
 	return true
 }
 
-// defaultFor returns a property's default as a Go literal when its type can
-// hold one (scalars and enums).
+// defaultFor returns a property's default when its type can hold it: a Go
+// literal for scalars and enums, compact JSON for arrays, maps, objects,
+// times and raw JSON.
 func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 	d := p.Get("default")
 	if d == nil {
@@ -164,8 +165,6 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 		}
 	case refRaw:
 		return rawDefault()
-	}
-	switch t.kind {
 	case refBuiltin:
 		switch {
 		case t.name == "string" && d.Kind == jsontree.String:
