@@ -608,13 +608,8 @@ type sseTap struct {
 func (s *sseTap) Read(p []byte) (int, error) {
 	n, err := s.ReadCloser.Read(p)
 	s.pending = append(s.pending, p[:n]...)
-	for {
-		i := bytes.IndexByte(s.pending, '\n')
-		if i < 0 {
-			break
-		}
-		line := bytes.TrimRight(s.pending[:i], "\r")
-		s.pending = s.pending[i+1:]
+	eachLine(&s.pending, func(line []byte) {
+		line = bytes.TrimRight(line, "\r")
 		switch {
 		case len(line) == 0:
 			if s.data.Len() > 0 {
@@ -627,6 +622,20 @@ func (s *sseTap) Read(p []byte) (int, error) {
 			}
 			s.data.Write(bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" ")))
 		}
-	}
+	})
 	return n, err
+}
+
+// eachLine passes each complete line of *pending, without its newline, to fn
+// and leaves the unfinished rest in *pending.
+func eachLine(pending *[]byte, fn func(line []byte)) {
+	for {
+		i := bytes.IndexByte(*pending, '\n')
+		if i < 0 {
+			return
+		}
+		line := (*pending)[:i]
+		*pending = (*pending)[i+1:]
+		fn(line)
+	}
 }

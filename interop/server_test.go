@@ -165,14 +165,7 @@ type lineTap struct {
 func (l *lineTap) Read(p []byte) (int, error) {
 	n, err := l.ReadCloser.Read(p)
 	l.pending = append(l.pending, p[:n]...)
-	for {
-		i := bytes.IndexByte(l.pending, '\n')
-		if i < 0 {
-			break
-		}
-		l.note(bytes.Clone(l.pending[:i]))
-		l.pending = l.pending[i+1:]
-	}
+	eachLine(&l.pending, func(line []byte) { l.note(bytes.Clone(line)) })
 	return n, err
 }
 
@@ -187,14 +180,7 @@ type lineWriteTap struct {
 func (l *lineWriteTap) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	l.pending = append(l.pending, p...)
-	for {
-		i := bytes.IndexByte(l.pending, '\n')
-		if i < 0 {
-			break
-		}
-		l.note(bytes.Clone(l.pending[:i]))
-		l.pending = l.pending[i+1:]
-	}
+	eachLine(&l.pending, func(line []byte) { l.note(bytes.Clone(line)) })
 	l.mu.Unlock()
 	return l.WriteCloser.Write(p)
 }
