@@ -121,9 +121,7 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	// Claim a routing ID no other live process holds (SET NX), so a collision
 	// of random IDs is refused instead of mixing answers.
 	for attempt := 0; ; attempt++ {
-		b := make([]byte, 8)
-		rand.Read(b)
-		id := hex.EncodeToString(b)
+		id := randomHex(8)
 		cctx, cancel := context.WithTimeout(ctx, opts.OpTimeout)
 		ok, err := rdb.SetNX(cctx, opts.Prefix+"replica:"+id, time.Now().UTC().Format(time.RFC3339), 7*24*time.Hour).Result()
 		cancel()
