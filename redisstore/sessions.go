@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -114,7 +115,7 @@ func (s *Store) sessionDeleted(id string) {
 	}
 	prefix := s.busChannel(id, "")
 	for ch, set := range s.subs {
-		if len(ch) >= len(prefix) && ch[:len(prefix)] == prefix {
+		if strings.HasPrefix(ch, prefix) {
 			for sub := range set {
 				sub.closeLocked()
 			}
