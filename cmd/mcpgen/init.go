@@ -203,6 +203,9 @@ func pinGenerator(ctx context.Context, root string, stdout, stderr io.Writer) er
 			return err
 		}
 		fmt.Fprintf(stdout, "go.mod: replace %s => %s\n  (mcpgen runs from that source checkout and the module is not published; the replace builds the project offline against it)\n", selfModule, src)
+		if err := seedGoSum(root, src); err != nil {
+			return err
+		}
 	}
 	if err := goCommand(ctx, root, stderr, "mod", "edit", "-tool="+tool); err != nil {
 		return err
@@ -218,6 +221,41 @@ func pinGenerator(ctx context.Context, root string, stdout, stderr io.Writer) er
 		return fmt.Errorf("go list -mod=mod -deps %s %s/runtime (in %s): %w\n%s", tool, selfModule, root, err, out.Bytes())
 	}
 	return nil
+}
+
+// seedGoSum adds the checkout's go.sum lines that the module's go.sum lacks.
+// The go command then finds the checksums of mcpgen's dependencies there
+// instead of asking the checksum database, which an offline machine (or one
+// that reaches only a module proxy) cannot reach; the lines were verified
+// when they entered the checkout's go.sum.
+func seedGoSum(root, checkout string) error {
+	theirs, err := os.ReadFile(filepath.Join(checkout, "go.sum"))
+	if err != nil {
+		return fmt.Errorf("reading the checkout's go.sum: %w", err)
+	}
+	file := filepath.Join(root, "go.sum")
+	ours, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(ours), "\n") {
+		have[line] = true
+	}
+	var add []byte
+	if len(ours) > 0 && ours[len(ours)-1] != '\n' {
+		add = append(add, '\n')
+	}
+	for _, line := range strings.Split(string(theirs), "\n") {
+		if line != "" && !have[line] {
+			add = append(add, line+"\n"...)
+			have[line] = true
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	return os.WriteFile(file, append(ours, add...), 0o644)
 }
 
 // goMod is the part of `go mod edit -json` that init reads.

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,8 +36,38 @@ func e2eEnv(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go command is needed: %v", err)
 	}
+	warmModuleCache(t)
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOWORK", "off")
+}
+
+var warmCache struct {
+	once sync.Once
+	out  string
+	err  error
+}
+
+// warmModuleCache downloads every module of this checkout's go.sum once per
+// test binary, while the module proxy may still be used. A build needs only
+// some of them, but a fresh module that requires mcpgen completes its module
+// graph from all of them (cobra's mousetrap among them), and a new machine's
+// cache holds only what was built so far.
+func warmModuleCache(t *testing.T) {
+	t.Helper()
+	warmCache.once.Do(func() {
+		root := checkoutDir()
+		if root == "" {
+			warmCache.err = fmt.Errorf("this test runs from a checkout of mcpgen")
+			return
+		}
+		cmd := exec.Command("go", "mod", "download")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		warmCache.out, warmCache.err = string(out), err
+	})
+	if warmCache.err != nil {
+		t.Fatalf("go mod download: %v\n%s", warmCache.err, warmCache.out)
+	}
 }
 
 // goIn runs the go command in dir and returns its combined output.
