@@ -12,8 +12,9 @@ var errStreamFinished = errors.New("mcpgen: the stream is finished")
 
 // frame is one outbound message, encoded once.
 type frame struct {
-	data  []byte
-	final bool // a response to a request that arrived on this stream
+	data   []byte
+	final  bool // a response to a request that arrived on this stream
+	status int  // the HTTP status of a final frame written as JSON; 0 means 200
 }
 
 // backpressureWait is the bounded buffer of one stream. While the stream is

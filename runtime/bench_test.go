@@ -31,8 +31,7 @@ func BenchmarkToolsCallJSON(b *testing.B) {
 	if err := s.AddTool(addTool()); err != nil {
 		b.Fatal(err)
 	}
-	st, _, _ := s.initialize(&message{Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{}}`)})
-	sess, err := s.createSession(context.Background(), st)
+	sess, err := s.createSession(context.Background(), SessionState{ProtocolVersion: Version20251125, ClientCapabilities: json.RawMessage(`{}`)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,6 +25,9 @@ type peer interface {
 	logLevel() LogLevel
 	// progressToken is the request's _meta.progressToken, or nil.
 	progressToken() json.RawMessage
+	// elicitationID returns the elicitationId of a new URL-mode
+	// elicitation ("" where the era has none).
+	elicitationID() string
 }
 
 // ClientCapabilities are the parts of the client's capabilities the runtime
@@ -62,16 +65,16 @@ func (c ClientCapabilities) elicitURL() bool { return c.Elicitation != nil && c.
 type Call struct {
 	peer peer
 
-	mu     sync.Mutex
-	asked  map[string]int // questions asked per key base, to number repeats: confirm, confirm_2, ...
-	extra  []Content      // blocks added with AddContent
-	state  []byte         // handler state carried across 2026-07-28 rounds
-	nextID func() string  // URL-mode elicitation IDs
+	mu    sync.Mutex
+	asked map[string]int // questions asked per key base, to number repeats: confirm, confirm_2, ...
+	extra []Content      // blocks added with AddContent
+	state []byte         // handler state carried across 2026-07-28 rounds
 }
 
-// newCall is used by both eras' tools/call paths.
-func newCall(p peer, state []byte, newElicitationID func() string) *Call {
-	return &Call{peer: p, state: state, nextID: newElicitationID}
+// newCall returns the handle of one handler run talking through p, with the
+// handler state of earlier rounds.
+func newCall(p peer, state []byte) *Call {
+	return &Call{peer: p, state: state}
 }
 
 // key returns the next stable question key for base: base, base_2, base_3...
@@ -141,7 +144,7 @@ func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url strin
 		Message       string `json:"message"`
 		URL           string `json:"url"`
 		ElicitationID string `json:"elicitationId,omitempty"`
-	}{Mode: "url", Message: message, URL: url, ElicitationID: c.nextID()}
+	}{Mode: "url", Message: message, URL: url, ElicitationID: c.peer.elicitationID()}
 	_, err := c.ask(ctx, c.key(e.Name), params)
 	return err
 }

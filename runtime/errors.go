@@ -84,3 +84,29 @@ func (e *CapabilityError) Error() string {
 
 // Is makes errors.Is(err, ErrCapabilityMissing) true.
 func (e *CapabilityError) Is(target error) bool { return target == ErrCapabilityMissing }
+
+// missingCapability turns an ErrCapabilityMissing into -32021 whose data
+// names the capability as a ClientCapabilities object, e.g.
+// {"requiredCapabilities":{"sampling":{}}}.
+func missingCapability(err error) *Error {
+	required := map[string]any{}
+	var ce *CapabilityError
+	if errors.As(err, &ce) {
+		switch ce.Capability {
+		case "elicitation.form":
+			required["elicitation"] = map[string]any{"form": struct{}{}}
+		case "elicitation.url":
+			required["elicitation"] = map[string]any{"url": struct{}{}}
+		case "":
+		default:
+			required[ce.Capability] = struct{}{}
+		}
+	}
+	return &Error{
+		Code:    CodeMissingCapability,
+		Message: "the client did not declare a capability this request needs: " + err.Error(),
+		Data: struct {
+			RequiredCapabilities map[string]any `json:"requiredCapabilities"`
+		}{required},
+	}
+}

@@ -156,12 +156,20 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, e *Error)
 
 // writeJSON writes a JSON body with status 200.
 func writeJSON(w http.ResponseWriter, sessionID string, body []byte) {
+	writeJSONStatus(w, 0, sessionID, body)
+}
+
+// writeJSONStatus writes a JSON body with status (0 means 200).
+func writeJSONStatus(w http.ResponseWriter, status int, sessionID string, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if sessionID != "" {
 		h.Set(headerSessionID, sessionID)
 	}
-	w.WriteHeader(http.StatusOK)
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 

@@ -68,24 +68,18 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	s.serveMessages(w, r, sess, msgs, bad, batch, jsonOK, sseOK)
 }
 
-// serveInitialize creates a session and answers initialize as JSON.
+// serveInitialize answers an initialize, which has no session yet, as JSON:
+// the legacy era creates the session it negotiates and the response names it
+// in Mcp-Session-Id.
 func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
-	if s.closing.Load() {
-		writeError(w, http.StatusServiceUnavailable, msg.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
+	x := &legacyExchange{establish: s.createSession}
+	o := s.runLegacy(r.Context(), x, msg)
+	f := s.frameLegacy(msg.ID, o)
+	if o.err != nil {
+		writeJSONStatus(w, f.status, "", f.data)
 		return
 	}
-	st, result, rpcErr := s.initialize(msg)
-	if rpcErr != nil {
-		writeJSON(w, "", encodeError(msg.ID, rpcErr))
-		return
-	}
-	sess, err := s.createSession(r.Context(), st)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, msg.ID, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
-		return
-	}
-	b, _ := encodeResponse(msg.ID, result)
-	writeJSON(w, sess.id, b)
+	writeJSON(w, x.sess.id, f.data)
 }
 
 // serveMessages handles the messages of one POST of a session.
@@ -124,54 +118,30 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if s.closing.Load() {
-		writeError(w, http.StatusServiceUnavailable, nil, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
-		return
-	}
-	ctx := r.Context()
+	ctx := context.WithoutCancel(r.Context())
 	if m := msgs[0]; !batch && m.isRequest() {
-		if m.Method != "tools/call" && jsonOK {
-			// One request that runs no handler: answered inline as JSON.
-			result, rpcErr := s.serveSimple(ctx, sess, m)
-			writeJSON(w, "", s.encodeOutcome(m.ID, result, rpcErr))
-			return
-		}
-		s.serveOneCall(w, r, sess, m, jsonOK, sseOK)
+		s.serveOne(w, r, sess, m, jsonOK, sseOK)
 		return
 	}
 	st := sess.newStream(requests, sseOK, false)
 	for i, m := range msgs {
 		switch {
 		case bad[i] != nil:
-			st.respond(encodeError(m.ID, bad[i]))
-		case !m.isRequest():
-		case m.Method == "tools/call":
-			if !s.calls.add() {
-				st.respond(encodeError(m.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"}))
-				continue
-			}
-			go func() {
-				defer s.calls.done()
-				s.serveRequest(context.WithoutCancel(ctx), sess, m, st)
-			}()
-		default:
-			s.serveRequest(ctx, sess, m, st)
+			st.respond(frame{data: encodeError(m.ID, bad[i])})
+		case m.isRequest():
+			go s.serveLegacy(ctx, sess, m, st, nil)
 		}
 	}
 	s.writePOST(w, r, sess, st, batch, jsonOK)
 }
 
-// serveOneCall runs a POST's single tools/call on the request's own
-// goroutine. The response is written by this goroutine as JSON when the
-// handler sent nothing else; the first other message starts a writer
-// goroutine that upgrades the response to an event stream, and this
-// goroutine waits for it before returning.
-func (s *Server) serveOneCall(w http.ResponseWriter, r *http.Request, sess *session, m *message, jsonOK, sseOK bool) {
+// serveOne runs a POST's single request on the request's own goroutine.
+// The response is written by this goroutine as JSON when the handler sent
+// nothing else; the first other message starts a writer goroutine that
+// upgrades the response to an event stream, and this goroutine waits for it
+// before returning.
+func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, sess *session, m *message, jsonOK, sseOK bool) {
 	st := sess.newStream(1, sseOK, false)
-	if !s.calls.add() {
-		writeError(w, http.StatusServiceUnavailable, m.ID, &Error{Code: CodeInternalError, Message: "the server is shutting down"})
-		return
-	}
 	var writerDone chan struct{}
 	st.startWriter = func() {
 		writerDone = make(chan struct{})
@@ -187,11 +157,10 @@ func (s *Server) serveOneCall(w http.ResponseWriter, r *http.Request, sess *sess
 			st.q.tryPush(frame{}) // no data: only makes the writer upgrade
 		})
 	}
-	s.serveRequest(context.WithoutCancel(r.Context()), sess, m, st)
+	s.serveLegacy(context.WithoutCancel(r.Context()), sess, m, st, nil)
 	if upgrade != nil {
 		upgrade.Stop()
 	}
-	s.calls.done()
 	st.writerOnce.Do(func() {}) // no writer starts from now on
 	if writerDone != nil {
 		<-writerDone
@@ -251,7 +220,7 @@ func (s *Server) writePOST(w http.ResponseWriter, r *http.Request, sess *session
 	case len(held) == 0:
 		w.WriteHeader(http.StatusAccepted)
 	case !batch:
-		writeJSON(w, "", held[0].data)
+		writeJSONStatus(w, held[0].status, "", held[0].data)
 	default:
 		b := []byte{'['}
 		for i, f := range held {

@@ -16,6 +16,8 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+
+	decoded *requestParams // Params decoded, by params()
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }

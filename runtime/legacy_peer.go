@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +15,7 @@ import (
 // 2025-11-25): a live server-to-client request on the call's own stream,
 // through the requestScopedSender, and a wait for the answer.
 type legacyPeer struct {
-	sess     *session
-	sender   *requestScopedSender
+	x        *legacyExchange
 	parent   json.RawMessage // the incoming request's ID, for logs
 	caps     ClientCapabilities
 	progress json.RawMessage
@@ -22,23 +23,25 @@ type legacyPeer struct {
 
 func (p *legacyPeer) capabilities() ClientCapabilities { return p.caps }
 func (p *legacyPeer) logLevel() LogLevel {
-	p.sess.mu.Lock()
-	defer p.sess.mu.Unlock()
-	return p.sess.state.LogLevel
+	p.x.sess.mu.Lock()
+	defer p.x.sess.mu.Unlock()
+	return p.x.sess.state.LogLevel
 }
 func (p *legacyPeer) progressToken() json.RawMessage { return p.progress }
 
 func (p *legacyPeer) notify(ctx context.Context, method string, params any) error {
-	data, err := encodeRequest(nil, method, params)
-	if err != nil {
-		return err
-	}
-	_, err = p.sender.send(ctx, data)
-	return err
+	return p.x.notify(ctx, method, params)
 }
 
 func (p *legacyPeer) request(ctx context.Context, _ string, method string, params any) (json.RawMessage, error) {
-	return p.sess.outbound(ctx, p.sender, p.parent, method, params)
+	return p.x.sess.outbound(ctx, &p.x.sender, p.parent, method, params)
+}
+
+// elicitationID returns a random elicitationId for URL-mode elicitations.
+func (p *legacyPeer) elicitationID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // outbound sends one server-to-client request and waits for its answer. Its

@@ -102,27 +102,6 @@ func invalidRequest(m *message, why string) *Error {
 	return &Error{Code: CodeInvalidRequest, Message: "invalid request: " + why}
 }
 
-// encodeResponse encodes a result for id. result is json.RawMessage or a
-// value for encoding/json.
-func encodeResponse(id json.RawMessage, result any) ([]byte, error) {
-	var body []byte
-	if raw, ok := result.(json.RawMessage); ok {
-		body = raw
-	} else {
-		b, err := json.Marshal(result)
-		if err != nil {
-			return nil, err
-		}
-		body = b
-	}
-	b := make([]byte, 0, len(body)+len(id)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, body...)
-	return append(b, '}'), nil
-}
-
 // encodeError encodes an error response; a nil id is written as null.
 func encodeError(id json.RawMessage, e *Error) []byte {
 	if len(id) == 0 {

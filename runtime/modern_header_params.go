@@ -71,6 +71,23 @@ func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
 	return out, nil
 }
 
+// checkToolHeaders checks the Mcp-Param-* headers of a tools/call against
+// the arguments of the tool it names. An unknown tool is the method's to
+// report.
+func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
+	p := msg.params()
+	if msg.Method != "tools/call" || p.Name == nil {
+		return nil
+	}
+	s.mu.RLock()
+	t := s.byName[*p.Name]
+	s.mu.RUnlock()
+	if t == nil {
+		return nil
+	}
+	return checkHeaderParams(h, t.headerParams, p.Arguments)
+}
+
 // checkHeaderParams compares each Mcp-Param-* header with the argument it
 // mirrors. A value in the body needs its header; null or absent values need
 // none. Integers compare numerically. The error is -32020.

@@ -30,7 +30,7 @@ type standardHeaders struct {
 // readStandardHeaders checks that the standard headers are present and well
 // encoded (the first check of a 2026-07-28 POST, before _meta). Its error is
 // -32020 HeaderMismatch.
-func readStandardHeaders(h http.Header, msg *message, params *modernParams) (*standardHeaders, *Error) {
+func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error) {
 	sh := &standardHeaders{}
 	var ok bool
 	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
@@ -39,7 +39,7 @@ func readStandardHeaders(h http.Header, msg *message, params *modernParams) (*st
 	if sh.method, ok = modernHeader(h, headerMethod); !ok {
 		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
 	}
-	sh.bodyName, sh.bodyNamePresent = params.mcpName(msg.Method)
+	sh.bodyName, sh.bodyNamePresent = msg.params().mcpName(msg.Method)
 	if raw, ok := modernHeader(h, headerName); ok {
 		v, err := decodeHeaderValue(raw)
 		if err != nil {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"net/http"
 )
 
@@ -20,16 +21,17 @@ func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
 	if version, ok := modernHeader(r.Header, headerProtocolVersion); ok && !isLegacyVersion(version) {
 		return true
 	}
-	return hasModernMeta(msg.Params)
+	return msg.params().modern()
 }
 
 // serveModernHTTP serves one 2026-07-28 POST. The checks run in the order
 // the conformance fixture uses: required headers present (-32020), _meta
 // well formed (-32602), headers equal to the body (-32020), version
-// supported (-32022); all are HTTP 400. Then the method: unknown or removed
-// methods are 404 with -32601.
+// supported (-32022), a tool's Mcp-Param-* headers equal to its arguments
+// (-32020); all are HTTP 400. Then the era serves the method.
 func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *message) {
 	out := newModernHTTPStream(w, r)
+	refuse := func(id json.RawMessage, e *Error) { out.finish(encodeError(id, e), http.StatusBadRequest) }
 	switch {
 	case msg.isNotification():
 		// 2026-07-28 has no client notification that means anything over
@@ -37,37 +39,35 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case !msg.isRequest():
-		out.finish(nil, replyError(http.StatusBadRequest, NewError(CodeInvalidRequest, "protocol %s accepts only requests and notifications on POST", Version20260728)))
+		refuse(nil, NewError(CodeInvalidRequest, "protocol %s accepts only requests and notifications on POST", Version20260728))
 		return
 	case !validID(msg.ID):
-		out.finish(nil, replyError(http.StatusBadRequest, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
+		refuse(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer"))
 		return
 	}
-	params, perr := decodeModernParams(msg.Params)
-	sh, e := readStandardHeaders(r.Header, msg, params)
+	sh, e := readStandardHeaders(r.Header, msg)
 	if e != nil {
-		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		refuse(msg.ID, e)
 		return
 	}
-	if perr != nil {
-		out.finish(msg.ID, replyError(http.StatusBadRequest, perr))
-		return
-	}
-	meta, e := parseRequestMeta(params.Meta)
+	meta, e := parseRequestMeta(msg.params().Meta)
 	if e != nil {
-		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		refuse(msg.ID, e)
 		return
 	}
 	if e := sh.match(msg, meta); e != nil {
-		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		refuse(msg.ID, e)
 		return
 	}
 	if e := checkVersion(meta.ProtocolVersion); e != nil {
-		out.finish(msg.ID, replyError(http.StatusBadRequest, e))
+		refuse(msg.ID, e)
 		return
 	}
-	reply := s.modern.dispatch(r.Context(), &modernRequest{msg: msg, params: params, meta: meta, header: r.Header}, out)
-	out.finish(msg.ID, reply)
+	if e := s.checkToolHeaders(r.Header, msg); e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	out.finish(s.serveModern(r.Context(), msg, meta, out))
 }
 
 // isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id

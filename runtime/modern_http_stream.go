@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,19 +19,18 @@ var errModernStreamDone = errors.New("mcpgen: the response stream is finished")
 // the client has closed it (cancellation) nothing more is written.
 type modernHTTPStream struct {
 	w         http.ResponseWriter
-	rc        *http.ResponseController
 	ctx       context.Context // the request's: done when the client goes away
 	acceptSSE bool
 
 	mu   sync.Mutex
-	sse  bool
+	sse  *sseWriter // once upgraded
 	done bool
 }
 
 func newModernHTTPStream(w http.ResponseWriter, r *http.Request) *modernHTTPStream {
 	accept := r.Header.Get("Accept")
 	return &modernHTTPStream{
-		w: w, rc: http.NewResponseController(w), ctx: r.Context(),
+		w: w, ctx: r.Context(),
 		acceptSSE: strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*"),
 	}
 }
@@ -56,7 +54,10 @@ func (h *modernHTTPStream) notify(ctx context.Context, method string, params any
 	if !h.acceptSSE {
 		return nil
 	}
-	return h.writeEvent(b)
+	if err := h.stream().event("", b); err != nil {
+		return err
+	}
+	return h.sse.sync()
 }
 
 // canStream reports whether the client accepts an event stream.
@@ -69,69 +70,33 @@ func (h *modernHTTPStream) keepAlive() error {
 	if h.done || h.ctx.Err() != nil {
 		return errModernStreamDone
 	}
-	h.startSSE()
-	if _, err := h.w.Write([]byte(": keep-alive\n\n")); err != nil {
-		return err
-	}
-	return h.rc.Flush()
+	return h.stream().comment()
 }
 
-// finish writes the response: as the last SSE event when the stream was
-// upgraded, otherwise as JSON with the reply's HTTP status. An empty reply,
-// or a client that has gone away, writes nothing.
-func (h *modernHTTPStream) finish(id json.RawMessage, reply modernReply) {
+// finish writes the response (data, nil for none): as the last SSE event
+// when the stream was upgraded, otherwise as JSON with its HTTP status. A
+// client that has gone away gets nothing.
+func (h *modernHTTPStream) finish(data []byte, status int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.done {
 		return
 	}
 	h.done = true
-	if (reply.result == nil && reply.err == nil) || h.ctx.Err() != nil {
-		return
+	switch {
+	case data == nil || h.ctx.Err() != nil:
+	case h.sse != nil:
+		_ = h.sse.event("", data)
+	default:
+		writeJSONStatus(h.w, status, "", data)
 	}
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b := encodeModernResponse(id, reply)
-	if h.sse {
-		_ = h.writeEvent(b)
-		return
-	}
-	status := reply.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	h.w.Header().Set("Content-Type", "application/json")
-	h.w.WriteHeader(status)
-	_, _ = h.w.Write(b)
 }
 
-func (h *modernHTTPStream) startSSE() {
-	if h.sse {
-		return
+// stream upgrades the response to an event stream on first use.
+func (h *modernHTTPStream) stream() *sseWriter {
+	if h.sse == nil {
+		h.sse = newSSEWriter(h.w)
+		h.sse.start("")
 	}
-	h.sse = true
-	hd := h.w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Accel-Buffering", "no")
-	h.w.WriteHeader(http.StatusOK)
-}
-
-func (h *modernHTTPStream) writeEvent(data []byte) error {
-	h.startSSE()
-	if _, err := fmt.Fprintf(h.w, "event: message\ndata: %s\n\n", data); err != nil {
-		return err
-	}
-	return h.rc.Flush()
-}
-
-// encodeModernResponse writes the response envelope around an encoded result
-// (which is not encoded again) or encodes the error.
-func encodeModernResponse(id json.RawMessage, reply modernReply) []byte {
-	if reply.err != nil {
-		return encodeError(id, reply.err)
-	}
-	b, _ := encodeResponse(id, reply.result) // a json.RawMessage is not encoded again
-	return b
+	return h.sse
 }

@@ -24,38 +24,7 @@ const (
 type requestMeta struct {
 	ProtocolVersion string
 	Capabilities    ClientCapabilities
-	LogLevel        LogLevel        // "" when absent: send no notifications/message
-	ProgressToken   json.RawMessage // nil when absent
-}
-
-// rawMeta is the params._meta object, each value kept raw.
-type rawMeta map[string]json.RawMessage
-
-// paramsMeta returns params._meta, or nil when params or _meta is absent or
-// not an object.
-func paramsMeta(params json.RawMessage) rawMeta {
-	var p struct {
-		Meta rawMeta `json:"_meta"`
-	}
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
-		return nil
-	}
-	return p.Meta
-}
-
-// hasModernMeta reports whether params._meta carries any of the
-// io.modelcontextprotocol/ request keys that only 2026-07-28 clients send.
-// Requests without the string anywhere are answered without decoding.
-func hasModernMeta(params json.RawMessage) bool {
-	if !bytes.Contains(params, []byte(metaReservedPrefix)) {
-		return false
-	}
-	for k := range paramsMeta(params) {
-		if k == metaProtocolVersion || k == metaClientCapabilities || k == metaClientInfo || k == metaLogLevel {
-			return true
-		}
-	}
-	return false
+	LogLevel        LogLevel // "" when absent: send no notifications/message
 }
 
 // parseRequestMeta validates params._meta of a 2026-07-28 request. Its error
@@ -83,9 +52,6 @@ func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 		if json.Unmarshal(raw, &m.LogLevel) != nil || !validLogLevel(m.LogLevel) {
 			return nil, NewError(CodeInvalidParams, "params._meta[%q] must be one of debug, info, notice, warning, error, critical, alert, emergency", metaLogLevel)
 		}
-	}
-	if raw, ok := meta["progressToken"]; ok && validID(raw) {
-		m.ProgressToken = raw
 	}
 	return m, nil
 }

@@ -15,11 +15,10 @@ type stdioOut struct {
 	sent chan struct{}
 }
 
-func (o *stdioOut) send(ctx context.Context, m *message) error {
+func (o *stdioOut) send(ctx context.Context, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(m)
 	var v map[string]any
 	_ = json.Unmarshal(b, &v)
 	o.mu.Lock()

@@ -27,8 +27,9 @@ import (
 // answer, so questions must not change between rounds for the call to
 // finish (no timestamps in messages).
 type mrtrPeer struct {
-	meta   *requestMeta
-	stream modernStream
+	meta     *requestMeta
+	stream   responseStream
+	progress json.RawMessage
 
 	mu      sync.Mutex
 	answers map[string]answer       // answers available in this round, by key
@@ -44,9 +45,9 @@ type inputRequest struct {
 	digest string // questionDigest(Method, Params)
 }
 
-func newMRTRPeer(meta *requestMeta, stream modernStream, answers map[string]answer) *mrtrPeer {
+func newMRTRPeer(meta *requestMeta, stream responseStream, answers map[string]answer, progress json.RawMessage) *mrtrPeer {
 	return &mrtrPeer{
-		meta: meta, stream: stream, answers: answers,
+		meta: meta, stream: stream, answers: answers, progress: progress,
 		used: map[string]answer{}, asked: map[string]inputRequest{},
 	}
 }
@@ -77,15 +78,16 @@ func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) 
 }
 
 func (p *mrtrPeer) notify(ctx context.Context, method string, params any) error {
-	if p.stream == nil {
-		return nil
-	}
 	return p.stream.notify(ctx, method, params)
 }
 
 func (p *mrtrPeer) capabilities() ClientCapabilities { return p.meta.Capabilities }
 func (p *mrtrPeer) logLevel() LogLevel               { return p.meta.LogLevel }
-func (p *mrtrPeer) progressToken() json.RawMessage   { return p.meta.ProgressToken }
+func (p *mrtrPeer) progressToken() json.RawMessage   { return p.progress }
+
+// elicitationID is empty: 2026-07-28 drops elicitationId (an answer is bound
+// to its question by the input request key and requestState).
+func (p *mrtrPeer) elicitationID() string { return "" }
 
 // outstanding returns the unanswered questions, or nil.
 func (p *mrtrPeer) outstanding() map[string]inputRequest {

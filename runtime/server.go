@@ -129,7 +129,10 @@ type Server struct {
 	closing    atomic.Bool
 	janitor    janitor
 
-	modern *modernCore // the 2026-07-28 era's per-Server state
+	serverInfo   json.RawMessage // the Implementation object, encoded once, for every era
+	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
+	sealer       *stateSealer    // seals 2026-07-28 requestState
+	listeners    *listenHub      // open subscriptions/listen streams
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
@@ -163,7 +166,20 @@ func NewServer(opts Options) *Server {
 		s.events = &MemoryEventStore{}
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	s.modern = newModernCore(s)
+	sealer, err := newStateSealer(opts.StateKey)
+	if err != nil {
+		// crypto/rand does not fail on supported platforms; a server that
+		// cannot seal state must not run with a guessable key.
+		panic(err)
+	}
+	s.sealer = sealer
+	s.listeners = newListenHub()
+	s.serverInfo, _ = json.Marshal(struct {
+		Name    string `json:"name"`
+		Title   string `json:"title,omitempty"`
+		Version string `json:"version"`
+	}{opts.Name, opts.Title, opts.Version})
+	s.capabilities = json.RawMessage(`{"tools":{"listChanged":true},"logging":{}}`)
 	return s
 }
 

@@ -32,6 +32,7 @@ type session struct {
 	standaloneReady chan struct{}                      // closed when the GET stream first attaches
 	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
 	closed          bool
+	established     bool            // an initialize created it (a stdio connection's becomes so at its initialize)
 	stdio           bool            // a stdio connection's session: not in the store
 	inputClosed     chan struct{}   // stdio: closed at EOF, when no answer can come
 	pingID          json.RawMessage // the outstanding keep-alive ping
@@ -51,7 +52,7 @@ func newSessionID() string {
 
 func (s *Server) liveSession(st SessionState) *session {
 	ctx, cancel := context.WithCancelCause(s.baseCtx)
-	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: func() { cancel(ErrSessionNotFound) }, state: st}
+	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: func() { cancel(ErrSessionNotFound) }, state: st, established: true}
 	sess.ids.prefix = s.opts.ReplicaID
 	sess.caps = parseClientCapabilities(st.ClientCapabilities)
 	sess.touch()

@@ -28,6 +28,7 @@ import (
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	sess := s.liveSession(SessionState{ID: "stdio-" + newSessionID(), ProtocolVersion: Version20250326})
 	sess.stdio = true
+	sess.established = false // until its initialize
 	sess.inputClosed = make(chan struct{})
 	out := sess.newStream(0, true, false)
 	out.stdio = true
@@ -98,7 +99,9 @@ type stdioConn struct {
 	legacy   bool // an initialize was seen: no more 2026-07-28 routing
 }
 
-// handle serves one line.
+// handle serves one line: it decodes the envelope, picks the era (a
+// 2026-07-28 message carries modern _meta, until an initialize made the
+// connection a legacy session) and hands each request to it.
 func (c *stdioConn) handle(ctx context.Context, line []byte) {
 	s, sess := c.s, c.sess
 	msgs, bad, batch, perr := decodeMessages(line)
@@ -117,21 +120,15 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		case !c.legacy && s.isModernStdio(m):
 			c.serveModern(m)
 		case m.Method == "initialize" && m.isRequest():
-			c.initialize(m)
+			// In order: the next line must find the session established.
+			c.out.owe(1)
+			s.serveLegacy(ctx, sess, m, c.out, c.establish)
 		case m.isRequest():
-			c.out.mu.Lock()
-			c.out.expect++
-			c.out.mu.Unlock()
-			// A tools/call counts for Shutdown as on HTTP; once the server is
-			// closing it still runs, uncounted.
-			counted := m.Method == "tools/call" && s.calls.add()
+			c.out.owe(1)
 			c.handlers.Add(1)
 			go func() {
 				defer c.handlers.Done()
-				if counted {
-					defer s.calls.done()
-				}
-				s.serveRequest(context.WithoutCancel(ctx), sess, m, c.out)
+				s.serveLegacy(context.WithoutCancel(ctx), sess, m, c.out, nil)
 			}()
 		case m.isNotification():
 			s.serveNotification(sess, m)
@@ -148,21 +145,19 @@ func (c *stdioConn) reply(id json.RawMessage, e *Error) {
 	_ = c.out.q.pushFinal(frame{data: encodeError(id, e)})
 }
 
-func (c *stdioConn) initialize(m *message) {
-	st, result, rpcErr := c.s.initialize(m)
-	if rpcErr != nil {
-		c.reply(m.ID, rpcErr)
-		return
-	}
+// establish makes the connection the legacy session an initialize
+// negotiated; 2026-07-28 routing ends.
+func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, error) {
 	c.legacy = true
-	c.sess.mu.Lock()
-	c.sess.state.ProtocolVersion = st.ProtocolVersion
-	c.sess.state.ClientCapabilities = st.ClientCapabilities
-	c.sess.state.ClientInfo = st.ClientInfo
-	c.sess.caps = parseClientCapabilities(st.ClientCapabilities)
-	c.sess.mu.Unlock()
-	b, _ := encodeResponse(m.ID, result)
-	_ = c.out.q.pushFinal(frame{data: b})
+	sess := c.sess
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.established = true
+	sess.state.ProtocolVersion = st.ProtocolVersion
+	sess.state.ClientCapabilities = st.ClientCapabilities
+	sess.state.ClientInfo = st.ClientInfo
+	sess.caps = parseClientCapabilities(st.ClientCapabilities)
+	return sess, nil
 }
 
 // serveModern runs one 2026-07-28 message in its own goroutine; a client
@@ -172,13 +167,6 @@ func (c *stdioConn) serveModern(m *message) {
 	if m.isRequest() {
 		c.sess.addInflight(m.ID, cancel)
 	}
-	send := func(ctx context.Context, msg *message) error {
-		data, err := json.Marshal(msg)
-		if err != nil {
-			return err
-		}
-		return c.out.push(ctx, data)
-	}
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
@@ -186,9 +174,68 @@ func (c *stdioConn) serveModern(m *message) {
 		if m.isRequest() {
 			defer c.sess.removeInflight(m.ID)
 		}
-		c.s.serveModernStdio(ctx, m, send)
+		c.s.serveModernStdio(ctx, m, c.out.push)
 	}()
 }
+
+// isModernStdio reports whether a message read on stdio belongs to the
+// 2026-07-28 era: it carries modern _meta. The stdio loop asks only until a
+// legacy initialize was seen.
+func (s *Server) isModernStdio(msg *message) bool {
+	return msg.Method != "" && msg.params().modern()
+}
+
+// serveModernStdio serves one 2026-07-28 request read on stdio; send writes
+// one message in order. The stdio loop runs it in its own goroutine and
+// cancels ctx on a notifications/cancelled for its ID; then nothing more is
+// sent. There are no headers on stdio, so only the _meta and version checks
+// apply before the era serves the method.
+func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error) {
+	if !msg.isRequest() {
+		return // notifications: cancellation is the loop's business
+	}
+	reply := func(data []byte) {
+		if ctx.Err() == nil && data != nil {
+			_ = send(ctx, data)
+		}
+	}
+	if !validID(msg.ID) {
+		reply(encodeError(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
+		return
+	}
+	meta, e := parseRequestMeta(msg.params().Meta)
+	if e == nil {
+		e = checkVersion(meta.ProtocolVersion)
+	}
+	if e != nil {
+		reply(encodeError(msg.ID, e))
+		return
+	}
+	data, _ := s.serveModern(ctx, msg, meta, &modernStdioStream{send: send})
+	reply(data)
+}
+
+// modernStdioStream sends a 2026-07-28 request's notifications as their own
+// lines.
+type modernStdioStream struct {
+	send func(context.Context, []byte) error
+}
+
+func (o *modernStdioStream) notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return o.send(ctx, data)
+}
+
+func (o *modernStdioStream) canStream() bool { return true }
+
+// keepAlive does nothing: a pipe needs no keep-alive.
+func (o *modernStdioStream) keepAlive() error { return nil }
 
 // writeLines writes the stream's frames, one per line, until it is drained.
 func writeLines(w io.Writer, out *stream) error {

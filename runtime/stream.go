@@ -67,10 +67,17 @@ func (st *stream) push(ctx context.Context, data []byte) error {
 	return st.q.push(ctx, frame{data: data})
 }
 
+// owe records n more requests whose responses this stream carries.
+func (st *stream) owe(n int) {
+	st.mu.Lock()
+	st.expect += n
+	st.mu.Unlock()
+}
+
 // respond queues the response to one request that arrived on this stream.
 // The last response finishes the stream.
-func (st *stream) respond(data []byte) {
-	_ = st.q.pushFinal(frame{data: data})
+func (st *stream) respond(f frame) {
+	_ = st.q.pushFinal(f)
 	st.answered()
 }
 

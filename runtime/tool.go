@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -74,11 +73,4 @@ func StructuredResult(call *Call, out any) (*ToolResult, error) {
 // them before calling this.
 func toolErrorResult(err error) *ToolResult {
 	return &ToolResult{Content: []Content{Text(err.Error())}, IsError: true}
-}
-
-// isProtocolError reports whether err must end the call as a JSON-RPC error or
-// an input_required round rather than as an isError tool result.
-func isProtocolError(err error) bool {
-	var rpcErr *Error
-	return errors.As(err, &rpcErr) || errors.Is(err, ErrInputRequired) || errors.Is(err, ErrCapabilityMissing)
 }

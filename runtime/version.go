@@ -24,3 +24,7 @@ var legacyVersions = []string{Version20251125, Version20250618, Version20250326}
 
 // modernVersions are the stateless protocol versions, newest first.
 var modernVersions = []string{Version20260728}
+
+// supportedVersions is every version this endpoint serves, newest first, as
+// server/discover lists them.
+var supportedVersions = append(append([]string{}, modernVersions...), legacyVersions...)

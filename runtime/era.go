@@ -1,0 +1,148 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// request is one client request as its method sees it, whichever transport
+// carried it and whichever era it belongs to.
+type request struct {
+	id     json.RawMessage
+	method string
+	params *requestParams
+	era    era
+	// out is the request's own response stream, for notifications related
+	// to it that no handler sends (a subscriptions/listen stream's events).
+	out responseStream
+	// sess is the legacy session of the request. Only the session methods
+	// (initialize, logging/setLevel) read it, and the method table keeps them
+	// to the legacy era; it is nil in 2026-07-28 and for an initialize over
+	// HTTP, which has no session yet.
+	sess *session
+}
+
+// era is what differs between the protocol generations, as a method needs
+// it. Methods call it and never ask which era they serve:
+//
+//   - where the client's facts come from: the session (legacy) or the
+//     request's _meta (2026-07-28), behind the peer's capabilities and log
+//     level;
+//   - how the server asks the client something: a live request on the call's
+//     own stream (legacy) or an input_required round (2026-07-28), behind
+//     openRound and closeRound;
+//   - how a result is framed, and what a method the era lacks answers: the
+//     era's serve function (serveLegacy, serveModern) frames the outcome the
+//     method table returns.
+type era interface {
+	kind() eraKind
+	// openRound prepares one run of a handler that may ask the client
+	// (tools/call): the peer its Call talks through, and the handler state
+	// of earlier rounds. target names what runs (the tool).
+	openRound(rq *request, target string, args json.RawMessage) (peer, []byte, *Error)
+	// closeRound ends that run: it returns the outcome that replaces the
+	// handler's own (a malformed answer, or questions the client must answer
+	// first), or false to let the handler's return stand.
+	closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool)
+}
+
+// eraKind names an era in the method table.
+type eraKind uint8
+
+const (
+	legacyEra eraKind = 1 << iota // sessions: 2025-03-26 to 2025-11-25
+	modernEra                     // stateless: 2026-07-28
+	everyEra  = legacyEra | modernEra
+)
+
+// responseStream carries notifications related to one request back to its
+// client, before its response.
+type responseStream interface {
+	notify(ctx context.Context, method string, params any) error
+	// canStream reports whether the client accepts an event stream here.
+	canStream() bool
+	// keepAlive tells a quiet client that the stream is alive (an SSE
+	// comment on HTTP).
+	keepAlive() error
+}
+
+// outcome is what a method returns; the era frames it.
+type outcome struct {
+	result any // json.RawMessage, *ToolResult or a value for encoding/json
+	err    *Error
+	// resultType is 2026-07-28's resultType; "" means complete.
+	resultType string
+	// cache marks a result that clients may cache (2026-07-28 ttlMs and
+	// cacheScope).
+	cache *cacheHint
+	// meta is added to a 2026-07-28 result's _meta.
+	meta map[string]json.RawMessage
+	// status, when set, is the HTTP status of the response (over HTTP, for
+	// as long as it is not an event stream).
+	status int
+	// none: the request gets no response (the client cancelled it, or went
+	// away).
+	none bool
+	// established is the state of the session that an initialize result
+	// starts; the legacy era creates the session before it answers.
+	established *SessionState
+}
+
+// cacheHint is how long, and by whom, a result may be cached.
+type cacheHint struct {
+	ttlMs int64
+	scope string // "public" or "private"
+}
+
+func resultOf(v any) outcome   { return outcome{result: v} }
+func failure(e *Error) outcome { return outcome{err: e} }
+
+// appendResult appends the JSON object of a result.
+func appendResult(b []byte, result any) ([]byte, error) {
+	switch r := result.(type) {
+	case *ToolResult:
+		return appendToolResult(b, r)
+	case json.RawMessage:
+		return append(b, r...), nil
+	}
+	v, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, v...), nil
+}
+
+// encodeFramed encodes the response to id: o's error, or its result with
+// the members that frame appends (each as `,"key":value`) inside the result
+// object, after its own. A result that cannot be encoded becomes an internal
+// error, which is returned too, for the log.
+func encodeFramed(id json.RawMessage, o outcome, frame func([]byte) []byte) ([]byte, error) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	if o.err != nil {
+		return encodeError(id, o.err), nil
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	start := len(b)
+	b, err := appendResult(b, o.result)
+	if err == nil && (len(b)-start < 2 || b[start] != '{' || b[len(b)-1] != '}') {
+		err = errors.New("a result must be a JSON object")
+	}
+	if err != nil {
+		return encodeError(id, NewError(CodeInternalError, "encoding the result: %v", err)), err
+	}
+	if frame != nil {
+		b = b[:len(b)-1] // reopen the result object
+		n := len(b)
+		if b = frame(b); len(b) > n && b[n-1] == '{' {
+			b = append(b[:n], b[n+1:]...) // no comma after the opening brace
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}

@@ -1,0 +1,116 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// legacyExchange is the legacy era (2025-03-26 to 2025-11-25) side of one
+// request: the client's facts come from its session, the server asks the
+// client with a live request on the stream that carries the response
+// (through the requestScopedSender and the session's sharedIDAllocator),
+// and results are plain JSON-RPC results.
+type legacyExchange struct {
+	sess   *session // nil for an initialize over HTTP, which has no session yet
+	sender requestScopedSender
+	// establish starts the session an initialize result negotiated: over
+	// HTTP a new session in the store, over stdio the connection's own.
+	establish func(ctx context.Context, st SessionState) (*session, error)
+}
+
+func (x *legacyExchange) kind() eraKind { return legacyEra }
+
+// openRound returns the live peer: a question waits for its answer on the
+// call's own stream. There are no rounds to carry state across.
+func (x *legacyExchange) openRound(rq *request, _ string, _ json.RawMessage) (peer, []byte, *Error) {
+	_, caps := x.sess.snapshot()
+	return &legacyPeer{x: x, parent: rq.id, caps: caps, progress: rq.params.ProgressToken}, nil, nil
+}
+
+// closeRound lets the handler's return stand: every question was answered
+// (or failed) while the handler waited.
+func (x *legacyExchange) closeRound(*request, string, json.RawMessage, *Call, error) (outcome, bool) {
+	return outcome{}, false
+}
+
+// notify sends a notification related to the request through the
+// requestScopedSender.
+func (x *legacyExchange) notify(ctx context.Context, method string, params any) error {
+	data, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	_, err = x.sender.send(ctx, data)
+	return err
+}
+
+func (x *legacyExchange) canStream() bool {
+	return x.sender.origin != nil && x.sender.origin.sse
+}
+
+// keepAlive does nothing: the stream's writer keeps a quiet connection
+// alive itself.
+func (x *legacyExchange) keepAlive() error { return nil }
+
+// serveLegacy runs one request of a legacy session and queues its response
+// on st, the stream of the POST (or stdio connection) that carried it. The
+// handler's context ends with the session or a client
+// notifications/cancelled, never with the connection (a disconnect is not a
+// cancellation); it carries the request's values. A request the client
+// cancelled gets no response.
+func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, st *stream,
+	establish func(context.Context, SessionState) (*session, error)) {
+	hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
+	sess.addInflight(msg.ID, cancel)
+	x := &legacyExchange{sess: sess, sender: requestScopedSender{sess: sess, origin: st}, establish: establish}
+	o := s.runLegacy(hctx, x, msg)
+	sess.removeInflight(msg.ID)
+	cause := context.Cause(hctx)
+	cancel(nil)
+	if cause == errClientCancelled || cause == ErrSessionNotFound {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "request cancelled by the client",
+			slog.String("session", sess.id), slog.String("id", string(msg.ID)))
+		st.answered()
+		return
+	}
+	st.respond(s.frameLegacy(msg.ID, o))
+}
+
+// runLegacy serves msg through the method table and, for an initialize,
+// establishes the session it negotiated before anything is answered.
+func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
+	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: x, sess: x.sess}
+	o := s.serve(ctx, rq)
+	if o.established != nil {
+		sess, err := x.establish(ctx, *o.established)
+		if err != nil {
+			return outcome{err: NewError(CodeInternalError, "creating the session: %v", err), status: 500}
+		}
+		x.sess = sess
+	}
+	return o
+}
+
+// frameLegacy encodes a legacy response: the result as the method returned it.
+func (s *Server) frameLegacy(id json.RawMessage, o outcome) frame {
+	b, err := encodeFramed(id, o, nil)
+	if err != nil {
+		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
+	}
+	return frame{data: b, status: o.status}
+}
+
+// valuesFrom is a context with the lifetime of its embedded one and, besides
+// the embedded one's values, those of values (the HTTP request's).
+type valuesFrom struct {
+	context.Context
+	values context.Context
+}
+
+func (v valuesFrom) Value(key any) any {
+	if x := v.Context.Value(key); x != nil {
+		return x
+	}
+	return v.values.Value(key)
+}

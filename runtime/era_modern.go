@@ -1,0 +1,199 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+)
+
+// modernExchange is the 2026-07-28 side of one request: the client's facts
+// come from the request's own _meta (there is no session), the server asks
+// the client by ending the round with an input_required result (multi
+// round-trip, SEP-2322), and every result carries resultType, its cache
+// hints and the serverInfo.
+type modernExchange struct {
+	s    *Server
+	meta *requestMeta
+	out  responseStream
+
+	round  *mrtrPeer // the peer of the handler run openRound prepared
+	digest string    // argsDigest of its arguments, once computed
+}
+
+func (x *modernExchange) kind() eraKind { return modernEra }
+
+// openRound opens the requestState of earlier rounds (sealed, bound to the
+// method, target and arguments) and adds the retry's inputResponses to the
+// answers it carries.
+func (x *modernExchange) openRound(rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
+	p := rq.params
+	answers := map[string]answer{}
+	var handlerState []byte
+	var asked map[string]string
+	if p.RequestState != nil {
+		if e := x.digestOf(rq, args); e != nil {
+			return nil, nil, e
+		}
+		st, err := x.s.sealer.open(*p.RequestState, rq.method, target, x.digest)
+		if err != nil {
+			return nil, nil, NewError(CodeInvalidParams, "%v", err)
+		}
+		maps.Copy(answers, st.Answers)
+		handlerState, asked = st.Handler, st.Asked
+		if asked == nil {
+			asked = map[string]string{} // answers count only for questions of the last round
+		}
+	}
+	if e := mergeInputResponses(answers, asked, p.InputResponses); e != nil {
+		return nil, nil, e
+	}
+	x.round = newMRTRPeer(x.meta, x.out, answers, p.ProgressToken)
+	return x.round, handlerState, nil
+}
+
+// closeRound replaces the handler's return when an answer was malformed, or
+// when questions are still open (whatever the handler returned, so that one
+// that swallowed ErrInputRequired still yields input_required), unless a
+// capability is missing: that is -32021, not a question.
+func (x *modernExchange) closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool) {
+	switch {
+	case x.round.malformed() != nil:
+		return failure(x.round.malformed()), true
+	case errors.Is(err, ErrCapabilityMissing) || x.round.outstanding() == nil:
+		return outcome{}, false
+	}
+	if e := x.digestOf(rq, args); e != nil {
+		return failure(e), true
+	}
+	open := x.round.outstanding()
+	asked := make(map[string]string, len(open))
+	for k, q := range open {
+		asked[k] = q.digest
+	}
+	token, err := x.s.sealer.seal(&requestState{
+		Method:  rq.method,
+		Name:    target,
+		Digest:  x.digest,
+		Answers: x.round.consumed(),
+		Asked:   asked,
+		Handler: call.State(),
+	})
+	if err != nil {
+		return failure(NewError(CodeInternalError, "%v", err)), true
+	}
+	return outcome{resultType: "input_required", result: struct {
+		InputRequests map[string]inputRequest `json:"inputRequests"`
+		RequestState  string                  `json:"requestState"`
+	}{open, token}}, true
+}
+
+// digestOf computes argsDigest(args) once per request.
+func (x *modernExchange) digestOf(rq *request, args json.RawMessage) *Error {
+	if x.digest != "" {
+		return nil
+	}
+	d, err := argsDigest(args)
+	if err != nil {
+		return NewError(CodeInvalidParams, "%s: %v", rq.method, err)
+	}
+	x.digest = d
+	return nil
+}
+
+// mergeInputResponses adds the retry's inputResponses to answers, each bound
+// to the question asked under its key in the previous round (asked, from
+// requestState; without it, answers are taken as they come). Answers of
+// earlier rounds win (the client cannot change an answer the handler already
+// acted on); keys nobody asked for are ignored. null means none.
+func mergeInputResponses(answers map[string]answer, asked map[string]string, raw json.RawMessage) *Error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var in map[string]json.RawMessage
+	if !isObjectJSON(raw) || json.Unmarshal(raw, &in) != nil {
+		return NewError(CodeInvalidParams, "inputResponses must be an object mapping input request keys to results")
+	}
+	for k, v := range in {
+		if _, done := answers[k]; done {
+			continue
+		}
+		q, open := asked[k]
+		if asked != nil && !open {
+			continue // not a question of the last round
+		}
+		answers[k] = answer{Question: q, Result: v}
+	}
+	return nil
+}
+
+// serveModern runs one 2026-07-28 request whose _meta and version were
+// checked, and returns its framed response (nil when there is none: the
+// client went away) and the HTTP status it travels with.
+func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
+	x := &modernExchange{s: s, meta: meta, out: out}
+	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
+	if o.none {
+		return nil, 0
+	}
+	return s.frameModern(msg.ID, o), modernStatus(o)
+}
+
+// frameModern encodes a 2026-07-28 response: the result with its resultType,
+// its cache hints and a _meta holding o.meta plus the serverInfo that every
+// result carries.
+func (s *Server) frameModern(id json.RawMessage, o outcome) []byte {
+	b, err := encodeFramed(id, o, func(b []byte) []byte {
+		rt := o.resultType
+		if rt == "" {
+			rt = "complete"
+		}
+		b = append(b, `,"resultType":`...)
+		b = strconv.AppendQuote(b, rt)
+		if c := o.cache; c != nil {
+			b = append(b, `,"ttlMs":`...)
+			b = strconv.AppendInt(b, c.ttlMs, 10)
+			b = append(b, `,"cacheScope":`...)
+			b = strconv.AppendQuote(b, c.scope)
+		}
+		b = append(b, `,"_meta":{`...)
+		for _, k := range slices.Sorted(maps.Keys(o.meta)) {
+			b = strconv.AppendQuote(b, k)
+			b = append(b, ':')
+			b = append(b, o.meta[k]...)
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, metaServerInfo)
+		b = append(b, ':')
+		b = append(b, s.serverInfo...)
+		return append(b, '}')
+	})
+	if err != nil {
+		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
+	}
+	return b
+}
+
+// modernStatus is the HTTP status of a 2026-07-28 response: 404 for a
+// method the server does not serve, 400 for the request problems 2026-07-28
+// names (headers, capabilities, version), 200 for everything else.
+func modernStatus(o outcome) int {
+	if o.status != 0 {
+		return o.status
+	}
+	if o.err != nil {
+		switch o.err.Code {
+		case CodeMethodNotFound:
+			return http.StatusNotFound
+		case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
+			return http.StatusBadRequest
+		}
+	}
+	return http.StatusOK
+}

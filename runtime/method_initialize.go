@@ -1,0 +1,43 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+)
+
+// initialize starts a legacy session: it negotiates the protocol version and
+// returns the session to establish with the result (the legacy era creates
+// it before answering). 2026-07-28 has no handshake.
+func (s *Server) initialize(_ context.Context, rq *request) outcome {
+	if rq.sess != nil && rq.sess.established {
+		return failure(NewError(CodeInvalidRequest, "the session is already initialized"))
+	}
+	p := rq.params
+	if p.ProtocolVersion == nil || *p.ProtocolVersion == "" {
+		return failure(NewError(CodeInvalidParams, "initialize: protocolVersion is required"))
+	}
+	if len(p.Capabilities) > 0 && p.Capabilities[0] != '{' {
+		return failure(NewError(CodeInvalidParams, "initialize: capabilities must be an object"))
+	}
+	st := &SessionState{
+		ProtocolVersion:    negotiate(*p.ProtocolVersion),
+		ClientCapabilities: p.Capabilities,
+		ClientInfo:         p.ClientInfo,
+	}
+	return outcome{established: st, result: struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    string          `json:"instructions,omitempty"`
+	}{st.ProtocolVersion, s.capabilities, s.serverInfo, s.opts.Instructions}}
+}
+
+// negotiate returns the version the session speaks: the client's when the
+// runtime speaks it, otherwise the newest legacy version.
+func negotiate(requested string) string {
+	if slices.Contains(legacyVersions, requested) {
+		return requested
+	}
+	return legacyVersions[0]
+}

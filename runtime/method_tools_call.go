@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// callTool answers tools/call. The arguments must be an object (else
+// -32602) and are validated against the tool's inputSchema before the
+// handler runs (a failure is an isError result the model can read); handler
+// panics are recovered. In 2026-07-28 this is one round of a possibly multi
+// round-trip call: the era's openRound hands the handler the answers of
+// earlier rounds, and closeRound turns unanswered questions into an
+// input_required result.
+func (s *Server) callTool(ctx context.Context, rq *request) outcome {
+	p := rq.params
+	if p.Name == nil {
+		return failure(NewError(CodeInvalidParams, "tools/call: params.name is required"))
+	}
+	s.mu.RLock()
+	t := s.byName[*p.Name]
+	s.mu.RUnlock()
+	if t == nil {
+		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", *p.Name))
+	}
+	args, e := t.checkArguments(p.Arguments)
+	if e != nil {
+		return failure(e)
+	}
+	peer, state, e := rq.era.openRound(rq, t.Name, args)
+	if e != nil {
+		return failure(e)
+	}
+	if res := t.validate(args); res != nil {
+		return resultOf(res)
+	}
+	call := newCall(peer, state)
+	res, err := s.runHandler(ctx, t, call, args)
+	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
+		return o
+	}
+	return toolOutcome(t.Name, res, err)
+}
+
+// checkArguments returns the arguments object ({} when absent); anything but
+// an object is invalid params.
+func (t *registeredTool) checkArguments(raw json.RawMessage) (json.RawMessage, *Error) {
+	raw = trimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if raw[0] != '{' {
+		return nil, NewError(CodeInvalidParams, "tools/call: arguments of %q must be an object", t.Name)
+	}
+	return raw, nil
+}
+
+// validate checks args against the compiled inputSchema and returns the
+// isError result that tells the model what was wrong, or nil.
+func (t *registeredTool) validate(args json.RawMessage) *ToolResult {
+	if t.flat != nil && t.flat.accepts(args) {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+	}
+	err := t.input.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+	}
+	var lines []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := e.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			lines = append(lines, loc+": "+e.Message)
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(lines, "; ")))
+}
+
+// runHandler calls the tool's handler, turning a panic into an error.
+func (s *Server) runHandler(ctx context.Context, t *registeredTool, call *Call, args json.RawMessage) (res *ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("tool handler panicked", slog.String("tool", t.Name),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			res, err = nil, errHandlerPanic
+		}
+	}()
+	return t.Handler(ctx, call, args)
+}
+
+var errHandlerPanic = &Error{Code: CodeInternalError, Message: "internal error: the tool handler panicked"}
+
+// toolOutcome maps a handler's return to the tools/call response: an *Error
+// is that JSON-RPC error, a missing client capability is -32021 naming it,
+// any other error is an isError result the model reads.
+func toolOutcome(name string, res *ToolResult, err error) outcome {
+	var rpcErr *Error
+	switch {
+	case err == nil && res == nil:
+		return resultOf(&ToolResult{})
+	case err == nil:
+		return resultOf(res)
+	case errors.As(err, &rpcErr):
+		return failure(rpcErr)
+	case errors.Is(err, ErrCapabilityMissing):
+		return failure(missingCapability(err))
+	case errors.Is(err, ErrInputRequired):
+		return failure(NewError(CodeInternalError, "tool %q returned ErrInputRequired without asking the client anything", name))
+	}
+	return resultOf(toolErrorResult(err))
+}

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// listTools answers tools/list: one page of the tools in registration order.
+// The cursor is the opaque, base64-encoded index of the page's first tool;
+// pages are encoded once. The list does not vary per client, so any cache
+// may share it.
+func (s *Server) listTools(_ context.Context, rq *request) outcome {
+	page := 0
+	if c := rq.params.Cursor; c != nil {
+		b, err := base64.RawURLEncoding.DecodeString(*c)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n <= 0 || n%s.opts.PageSize != 0 {
+			return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
+		}
+		page = n / s.opts.PageSize
+	}
+	s.mu.RLock()
+	pages := s.listPages
+	s.mu.RUnlock()
+	if pages == nil {
+		pages = s.buildListPages()
+	}
+	if page >= len(pages) {
+		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
+	}
+	return outcome{result: json.RawMessage(pages[page]), cache: s.listCache()}
+}
+
+// listCacheTTL is the ttlMs of list results: a subscriptions/listen stream
+// hears of changes sooner.
+const listCacheTTL = time.Minute
+
+// listCache is the cache hint of results that are the same for every client.
+func (s *Server) listCache() *cacheHint { return &publicListCache }
+
+var publicListCache = cacheHint{ttlMs: listCacheTTL.Milliseconds(), scope: "public"}
+
+func (s *Server) buildListPages() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listPages != nil {
+		return s.listPages
+	}
+	size := s.opts.PageSize
+	pages := [][]byte{}
+	for start := 0; start == 0 || start < len(s.tools); start += size {
+		end := min(start+size, len(s.tools))
+		b := []byte(`{"tools":[`)
+		for i, t := range s.tools[start:end] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t.Definition...)
+		}
+		b = append(b, ']')
+		if end < len(s.tools) {
+			b = append(b, `,"nextCursor":"`...)
+			b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
+			b = append(b, '"')
+		}
+		pages = append(pages, append(b, '}'))
+	}
+	s.listPages = pages
+	return pages
+}
