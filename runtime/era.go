@@ -13,8 +13,9 @@ type request struct {
 	method string
 	params *requestParams
 	era    era
-	// out is the request's own response stream, for notifications related
-	// to it that no handler sends (a subscriptions/listen stream's events).
+	// out is the request's own response stream in 2026-07-28, whose
+	// subscriptions/listen sends notifications of its own; nil in the legacy
+	// era, where notifications ride the call's requestScopedSender.
 	out responseStream
 	// sess is the legacy session of the request. Only the session methods
 	// (initialize, logging/setLevel) read it, and the method table keeps them

@@ -45,14 +45,6 @@ func (x *legacyExchange) notify(ctx context.Context, method string, params any) 
 	return err
 }
 
-func (x *legacyExchange) canStream() bool {
-	return x.sender.origin != nil && x.sender.origin.sse
-}
-
-// keepAlive does nothing: the stream's writer keeps a quiet connection
-// alive itself.
-func (x *legacyExchange) keepAlive() error { return nil }
-
 // serveLegacy runs one request of a legacy session and queues its response
 // on st, the stream of the POST (or stdio connection) that carried it. The
 // handler's context ends with the session or a client
@@ -80,7 +72,7 @@ func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, s
 // runLegacy serves msg through the method table and, for an initialize,
 // establishes the session it negotiated before anything is answered.
 func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
-	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: x, sess: x.sess}
+	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess}
 	o := s.serve(ctx, rq)
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)

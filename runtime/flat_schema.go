@@ -142,50 +142,16 @@ func (f *flatSchema) accepts(args []byte) bool {
 
 // scan is accepts that also returns the bits of the properties present.
 func (f *flatSchema) scan(args []byte) (bool, uint64) {
-	i := skipWS(args, 0)
-	if i >= len(args) || args[i] != '{' {
-		return false, 0
-	}
-	i++
 	var seen uint64
-	for {
-		i = skipWS(args, i)
-		if i >= len(args) {
-			return false, 0
-		}
-		switch args[i] {
-		case '}':
-			return seen&f.required == f.required, seen
-		case ',':
-			i = skipWS(args, i+1)
-		}
-		end, escaped := scanString(args, i)
-		if end < 0 || escaped {
-			return false, 0
-		}
-		key := args[i+1 : end-1]
-		i = skipWS(args, end)
-		if i >= len(args) || args[i] != ':' {
-			return false, 0
-		}
-		i = skipWS(args, i+1)
-		vEnd := skipValue(args, i)
-		if vEnd < 0 {
-			return false, 0
-		}
+	ok := eachMember(args, func(key, v []byte) bool {
 		p := f.props[string(key)]
 		if p == nil {
-			if f.closed {
-				return false, 0
-			}
-		} else {
-			if !p.accepts(args[i:vEnd]) {
-				return false, 0
-			}
-			seen |= p.bit
+			return !f.closed
 		}
-		i = vEnd
-	}
+		seen |= p.bit
+		return p.accepts(v)
+	})
+	return ok && seen&f.required == f.required, seen
 }
 
 func (p *flatProp) accepts(v []byte) bool {
@@ -227,70 +193,4 @@ func (p *flatProp) accepts(v []byte) bool {
 		return err == nil && (p.min == nil || x >= *p.min) && (p.max == nil || x <= *p.max)
 	}
 	return false
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index after the string starting at b[i] and
-// whether it holds escapes; -1 when b[i] starts no string.
-func scanString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return -1, false
-	}
-	escaped := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j + 1, escaped
-		}
-	}
-	return -1, false
-}
-
-// skipValue returns the index after the JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		end, _ := scanString(b, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
 }

@@ -44,13 +44,10 @@ func decodeMessage(raw []byte) (*message, *Error) {
 	m := &message{}
 	raw = trimSpace(raw)
 	if len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
-		switch fallback, bad := scanEnvelope(raw, m); {
-		case bad != "":
+		if bad := scanEnvelope(raw, m); bad != "" {
 			return m, invalidRequest(m, bad)
-		case !fallback:
-			return checkMessage(m)
 		}
-		*m = message{}
+		return checkMessage(m)
 	}
 	if err := json.Unmarshal(raw, m); err != nil {
 		var syntax *json.SyntaxError
@@ -149,16 +146,15 @@ func trimSpace(b []byte) []byte { return bytes.TrimSpace(b) }
 
 // scanEnvelope reads the top-level members of a message object (valid JSON)
 // without reflection, slicing id, params and result out of raw (which the
-// caller owns). fallback asks for encoding/json (escaped keys or methods);
-// bad is a shape error.
-func scanEnvelope(raw []byte, m *message) (fallback bool, bad string) {
-	ok := eachMember(raw, func(key, v []byte) bool {
+// caller owns). Keys match exactly. bad is a shape error.
+func scanEnvelope(raw []byte, m *message) (bad string) {
+	eachMember(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
 			m.JSONRPC = ""
-			if string(v) == `"2.0"` {
+			if s, ok := jsonString(v); ok && s == "2.0" {
 				m.JSONRPC = "2.0"
-			} else if v[0] != '"' {
+			} else if !ok {
 				bad = `"jsonrpc" must be "2.0"`
 			}
 		case "id":
@@ -168,14 +164,12 @@ func scanEnvelope(raw []byte, m *message) (fallback bool, bad string) {
 				bad = "id must be a string or an integer"
 			}
 		case "method":
-			end, esc := scanString(v, 0)
-			switch {
-			case end != len(v):
-				bad = "method must be a string"
-			case esc:
-				return false
-			default:
+			if end, esc := scanString(v, 0); end == len(v) && !esc {
 				m.Method = methodName(v[1 : len(v)-1])
+			} else if s, ok := jsonString(v); ok {
+				m.Method = s
+			} else {
+				bad = "method must be a string"
 			}
 		case "params":
 			m.Params = v
@@ -196,7 +190,7 @@ func scanEnvelope(raw []byte, m *message) (fallback bool, bad string) {
 		}
 		return bad == ""
 	})
-	return !ok && bad == "", bad
+	return bad
 }
 
 // methodName returns the method as a string, without allocating for the
@@ -219,42 +213,4 @@ func methodName(b []byte) string {
 		return "logging/setLevel"
 	}
 	return string(b)
-}
-
-// eachMember calls fn with each member of the JSON object raw (valid JSON,
-// as in a decoded message). It returns false, having stopped, when a key has
-// escapes, raw is no object or fn returns false.
-func eachMember(raw []byte, fn func(key, value []byte) bool) bool {
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i++
-	for {
-		i = skipWS(raw, i)
-		if i >= len(raw) {
-			return false
-		}
-		switch raw[i] {
-		case '}':
-			return true
-		case ',':
-			i = skipWS(raw, i+1)
-		}
-		end, escaped := scanString(raw, i)
-		if end < 0 || escaped {
-			return false
-		}
-		key := raw[i+1 : end-1]
-		i = skipWS(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		i = skipWS(raw, i+1)
-		vEnd := skipValue(raw, i)
-		if vEnd < 0 || !fn(key, raw[i:vEnd]) {
-			return false
-		}
-		i = vEnd
-	}
 }

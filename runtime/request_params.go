@@ -67,7 +67,7 @@ func decodeParams(raw json.RawMessage) *requestParams {
 		}
 		*dst = &s
 	}
-	eachMemberExact(raw, func(key, v []byte) {
+	eachMember(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "name":
 			str(&p.Name, key, v)
@@ -95,21 +95,21 @@ func decodeParams(raw json.RawMessage) *requestParams {
 			p.ClientInfo = v
 		case "notifications":
 			var f subscriptionFilter
-			if v[0] != '{' || json.Unmarshal(v, &f) != nil {
+			if v[0] == '{' && json.Unmarshal(v, &f) == nil {
+				p.Notifications = &f
+			} else {
 				p.fail(key, "an object of booleans and a resourceSubscriptions array of strings")
-				return
 			}
-			p.Notifications = &f
 		case "_meta":
-			if v[0] != '{' {
-				return
-			}
 			p.Meta = rawMeta{}
-			eachMemberExact(v, func(key, v []byte) { p.Meta[string(key)] = v })
+			if !eachMember(v, func(key, v []byte) bool { p.Meta[string(key)] = v; return true }) {
+				p.Meta = nil // not an object
+			}
 			if tok, ok := p.Meta["progressToken"]; ok && validID(tok) {
 				p.ProgressToken = tok
 			}
 		}
+		return true
 	})
 	return p
 }
@@ -148,53 +148,4 @@ func (p *requestParams) modern() bool {
 		}
 	}
 	return false
-}
-
-// eachMemberExact calls fn with each member of the JSON object raw (valid
-// JSON), its key unescaped. A repeated key is passed each time, so the last
-// one wins, as in encoding/json and in JSON Schema validation.
-func eachMemberExact(raw []byte, fn func(key, value []byte)) {
-	i := skipWS(raw, 0) + 1 // past '{'
-	for {
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] == '}' {
-			return
-		}
-		if raw[i] == ',' {
-			i = skipWS(raw, i+1)
-		}
-		end, esc := scanString(raw, i)
-		if end < 0 {
-			return
-		}
-		key := raw[i+1 : end-1]
-		if esc {
-			s, _ := jsonString(raw[i:end])
-			key = []byte(s)
-		}
-		i = skipWS(raw, end) + 1 // past ':'
-		i = skipWS(raw, i)
-		vEnd := skipValue(raw, i)
-		if vEnd < 0 {
-			return
-		}
-		fn(key, raw[i:vEnd])
-		i = vEnd
-	}
-}
-
-// jsonString decodes a JSON string value; ok is false for any other value.
-func jsonString(v []byte) (string, bool) {
-	end, esc := scanString(v, 0)
-	if end != len(v) {
-		return "", false
-	}
-	if !esc {
-		return string(v[1 : len(v)-1]), true
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
