@@ -17,6 +17,8 @@ type legacyExchange struct {
 	// establish starts the session an initialize result negotiated: over
 	// HTTP a new session in the store, over stdio the connection's own.
 	establish func(ctx context.Context, st SessionState) (*session, error)
+
+	rq request // the request, allocated with its exchange
 }
 
 func (x *legacyExchange) kind() eraKind { return legacyEra }
@@ -72,7 +74,8 @@ func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, s
 // runLegacy serves msg through the method table and, for an initialize,
 // establishes the session it negotiated before anything is answered.
 func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
-	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess}
+	rq := &x.rq
+	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess}
 	o := s.serve(ctx, rq)
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)

@@ -118,11 +118,11 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ctx := context.WithoutCancel(r.Context())
 	if m := msgs[0]; !batch && m.isRequest() {
 		s.serveOne(w, r, sess, m, jsonOK, sseOK)
 		return
 	}
+	ctx := context.WithoutCancel(r.Context())
 	st := sess.newStream(requests, sseOK, false)
 	for i, m := range msgs {
 		switch {

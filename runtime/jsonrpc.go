@@ -17,7 +17,8 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
 
-	decoded *requestParams // Params decoded, by params()
+	decoded     requestParams // Params decoded, by params()
+	paramsReady bool
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }

@@ -26,10 +26,10 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 		return failure(NewError(CodeInvalidParams, "tools/call: params.name is required"))
 	}
 	s.mu.RLock()
-	t := s.byName[*p.Name]
+	t := s.byName[string(p.Name)]
 	s.mu.RUnlock()
 	if t == nil {
-		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", *p.Name))
+		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", p.Name))
 	}
 	args, e := t.checkArguments(p.Arguments)
 	if e != nil {
@@ -119,12 +119,14 @@ var errHandlerPanic = &Error{Code: CodeInternalError, Message: "internal error: 
 // is that JSON-RPC error, a missing client capability is -32021 naming it,
 // any other error is an isError result the model reads.
 func toolOutcome(name string, res *ToolResult, err error) outcome {
+	if err == nil {
+		if res == nil {
+			res = &ToolResult{}
+		}
+		return resultOf(res)
+	}
 	var rpcErr *Error
 	switch {
-	case err == nil && res == nil:
-		return resultOf(&ToolResult{})
-	case err == nil:
-		return resultOf(res)
 	case errors.As(err, &rpcErr):
 		return failure(rpcErr)
 	case errors.Is(err, ErrCapabilityMissing):

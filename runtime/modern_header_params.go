@@ -80,7 +80,7 @@ func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
 		return nil
 	}
 	s.mu.RLock()
-	t := s.byName[*p.Name]
+	t := s.byName[string(p.Name)]
 	s.mu.RUnlock()
 	if t == nil {
 		return nil

@@ -9,7 +9,7 @@ import "encoding/json"
 // sees them (encoding/json would also take "Name" for "name").
 type requestParams struct {
 	// Members of the methods the runtime serves; nil when absent.
-	Name           *string             // tools/call, prompts/get
+	Name           []byte              // tools/call, prompts/get: unescaped, not copied (looking a tool up allocates nothing)
 	URI            *string             // resources/read
 	TaskID         *string             // tasks/*
 	Cursor         *string             // */list
@@ -41,23 +41,23 @@ type rawMeta map[string]json.RawMessage
 
 // params returns the message's params, decoded on first use.
 func (m *message) params() *requestParams {
-	if m.decoded == nil {
-		m.decoded = decodeParams(m.Params)
+	if !m.paramsReady {
+		m.paramsReady = true
+		decodeParams(&m.decoded, m.Params)
 	}
-	return m.decoded
+	return &m.decoded
 }
 
-// decodeParams decodes a params object (valid JSON from a decoded message;
-// absent or null params are an empty object).
-func decodeParams(raw json.RawMessage) *requestParams {
-	p := &requestParams{}
+// decodeParams decodes a params object into p (valid JSON from a decoded
+// message; absent or null params are an empty object).
+func decodeParams(p *requestParams, raw json.RawMessage) {
 	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return p
+		return
 	}
 	if raw[0] != '{' {
 		p.err = NewError(CodeInvalidParams, "params must be an object")
-		return p
+		return
 	}
 	str := func(dst **string, key []byte, v []byte) {
 		s, ok := jsonString(v)
@@ -70,7 +70,13 @@ func decodeParams(raw json.RawMessage) *requestParams {
 	eachMember(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "name":
-			str(&p.Name, key, v)
+			if end, esc := scanString(v, 0); end == len(v) && !esc {
+				p.Name = v[1 : len(v)-1]
+			} else if s, ok := jsonString(v); ok {
+				p.Name = []byte(s)
+			} else {
+				p.fail(key, "a string")
+			}
 		case "uri":
 			str(&p.URI, key, v)
 		case "taskId":
@@ -111,7 +117,6 @@ func decodeParams(raw json.RawMessage) *requestParams {
 		}
 		return true
 	})
-	return p
 }
 
 func (p *requestParams) fail(key []byte, want string) {
@@ -127,7 +132,10 @@ func (p *requestParams) mcpName(method string) (string, bool) {
 	var v *string
 	switch method {
 	case "tools/call", "prompts/get":
-		v = p.Name
+		if p.Name == nil {
+			return "", false
+		}
+		return string(p.Name), true
 	case "resources/read":
 		v = p.URI
 	case "tasks/get", "tasks/update", "tasks/cancel":
