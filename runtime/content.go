@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 )
 
 // Content is one block of a tool result: *TextContent, *ImageContent,
@@ -72,49 +73,41 @@ func (*EmbeddedResource) contentType() string { return "resource" }
 // Text is shorthand for a text block.
 func Text(s string) *TextContent { return &TextContent{Text: s} }
 
-// MarshalJSON adds the "type" discriminator.
+// The MarshalJSON methods add the "type" discriminator (first, as the
+// specification's examples write it); []byte fields are base64, as
+// encoding/json writes them.
 func (c *TextContent) MarshalJSON() ([]byte, error) {
 	type plain TextContent
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		*plain
-	}{"text", (*plain)(c)})
+	return typed(c, (*plain)(c))
 }
-
-// MarshalJSON adds the "type" discriminator; []byte is base64 by encoding/json.
 func (c *ImageContent) MarshalJSON() ([]byte, error) {
 	type plain ImageContent
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		*plain
-	}{"image", (*plain)(c)})
+	return typed(c, (*plain)(c))
 }
-
-// MarshalJSON adds the "type" discriminator.
 func (c *AudioContent) MarshalJSON() ([]byte, error) {
 	type plain AudioContent
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		*plain
-	}{"audio", (*plain)(c)})
+	return typed(c, (*plain)(c))
 }
-
-// MarshalJSON adds the "type" discriminator.
 func (c *ResourceLink) MarshalJSON() ([]byte, error) {
 	type plain ResourceLink
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		*plain
-	}{"resource_link", (*plain)(c)})
+	return typed(c, (*plain)(c))
 }
-
-// MarshalJSON adds the "type" discriminator.
 func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 	type plain EmbeddedResource
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		*plain
-	}{"resource", (*plain)(c)})
+	return typed(c, (*plain)(c))
+}
+
+// typed encodes fields (c without its methods) with c's type first.
+func typed(c Content, fields any) ([]byte, error) {
+	b, err := json.Marshal(fields)
+	if err != nil || len(b) < 2 {
+		return b, err
+	}
+	out := append([]byte(`{"type":`), strconv.Quote(c.contentType())...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
 }
 
 // MarshalJSON sends Blob as base64 and omits whichever of text/blob is unset.

@@ -30,40 +30,34 @@
 //
 // # A request's way through the package
 //
-// Every request walks the same files, in this order, and never back:
+// Every request passes these files in this order, and never goes back:
 //
-//  1. Transport. http_handler.go checks Origin and Host and splits POST, GET
-//     and DELETE; http_post.go reads the body and picks the era (a session
-//     ID or an initialize means legacy, modern _meta or a 2026-07-28 version
-//     header means 2026-07-28, see modern_http.go, which also runs the
-//     2026-07-28 header and _meta checks of modern_headers.go,
-//     modern_header_params.go and modern_meta.go). stdio.go does the same for
-//     one line of a stdio connection. http_get.go serves the standalone and
-//     resumed streams, which carry no requests.
-//  2. Envelope. message_codec.go decodes the JSON-RPC message (jsonrpc.go)
-//     and request_params.go its params, once, both through the scanner of
-//     json_scan.go.
-//  3. Era. era_legacy.go (a session: facts from session.go, live questions
-//     through request_scoped_sender.go) or era_modern.go (facts from _meta,
-//     input_required rounds sealed by request_state.go) wraps the request in
-//     the seams its method needs (era.go) and frames the method's outcome.
-//  4. Method. method_table.go finds the method, counts the request for
-//     graceful shutdown, and calls its one function, in method_<name>.go.
-//  5. Handler. A tool's handler runs with a Call (call.go) whose peer is the
-//     era's: legacy_peer.go waits for a live answer (its ID from
-//     shared_id_allocator.go, its wait in pending_router.go), mrtr_peer.go
-//     answers from the retry or records the question. elicitation.go,
-//     sampling.go and content.go are what handlers send and receive.
+//  1. Transport: http_handler.go (Origin, Host, the HTTP method), then
+//     http_post.go, which picks the era: a session ID or an initialize is
+//     legacy; modern _meta or a 2026-07-28 version header goes to
+//     modern_http.go and its header and _meta checks (modern_headers.go,
+//     modern_header_params.go, modern_meta.go). stdio.go is the same for a
+//     stdio line; http_get.go serves streams, which carry no requests.
+//  2. Envelope: message_codec.go and request_params.go decode the message
+//     (jsonrpc.go) and its params, once, with the scanner in json_scan.go.
+//  3. Era (era.go): era_legacy.go takes the client's facts from its session
+//     and asks live questions through request_scoped_sender.go;
+//     era_modern.go takes them from _meta and asks with input_required
+//     rounds sealed by request_state.go. The era frames what the method
+//     returns.
+//  4. Method: method_table.go counts the request for graceful shutdown and
+//     calls the method's one function, in method_<name>.go.
+//  5. Handler: a Call (call.go) talks through the era's peer: legacy_peer.go
+//     waits for a live answer (ID from shared_id_allocator.go, wait in
+//     pending_router.go); mrtr_peer.go answers from the retry or records the
+//     question.
 //
-// The response goes back out the way it came: legacy responses queue on a
-// stream (stream.go, backpressure_wait.go) that writePOST (http_post.go)
-// sends as JSON or, once anything else rides it, as SSE (sse_writer.go,
-// with event_store.go for resumption); 2026-07-28 responses are written by
+// Legacy responses go out on a stream (stream.go, backpressure_wait.go) that
+// writePOST sends as JSON or, once anything else rides it, as SSE
+// (sse_writer.go, event_store.go); 2026-07-28 responses are written by
 // modern_http_stream.go or stdio.go.
 //
-// # Adding a method
-//
-// Write its function in method_<name>.go, taking the request and returning
-// an outcome; add its row (name, eras, function) to methodTable; test it in
-// every era and transport (method_parity_test.go shows how).
+// To add a method, write its function in method_<name>.go, add its row
+// (name, eras, function) to methodTable, and test it in every era and
+// transport, as method_parity_test.go does.
 package runtime

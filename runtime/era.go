@@ -25,17 +25,11 @@ type request struct {
 }
 
 // era is what differs between the protocol generations, as a method needs
-// it. Methods call it and never ask which era they serve:
-//
-//   - where the client's facts come from: the session (legacy) or the
-//     request's _meta (2026-07-28), behind the peer's capabilities and log
-//     level;
-//   - how the server asks the client something: a live request on the call's
-//     own stream (legacy) or an input_required round (2026-07-28), behind
-//     openRound and closeRound;
-//   - how a result is framed, and what a method the era lacks answers: the
-//     era's serve function (serveLegacy, serveModern) frames the outcome the
-//     method table returns.
+// it; methods call it and never ask which era they serve. The peer that
+// openRound returns carries the client's facts (session or _meta) and asks
+// it questions (live, or as an input_required round); the era's serve
+// function (serveLegacy, serveModern) frames the method's outcome and
+// answers for the methods the era lacks.
 type era interface {
 	kind() eraKind
 	// openRound prepares one run of a handler that may ask the client

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 )
 
@@ -28,11 +27,8 @@ type modernHTTPStream struct {
 }
 
 func newModernHTTPStream(w http.ResponseWriter, r *http.Request) *modernHTTPStream {
-	accept := r.Header.Get("Accept")
-	return &modernHTTPStream{
-		w: w, ctx: r.Context(),
-		acceptSSE: strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*"),
-	}
+	_, sse := accepts(r)
+	return &modernHTTPStream{w: w, ctx: r.Context(), acceptSSE: sse}
 }
 
 // notify writes one notification as an SSE event. A client that did not
