@@ -37,6 +37,20 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body (413 beyond it) and a stdio line;
 	// 0 means 4 MiB.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds how long a client may take to send a whole POST
+	// body, from the moment the handler starts reading it (408 beyond it).
+	// It is a read deadline on the connection set only while the body is
+	// read, so it never cuts a long response stream. 0 means 30s, negative
+	// disables.
+	BodyReadTimeout time.Duration
+	// ReadHeaderTimeout bounds how long Serve waits for a request's headers;
+	// 0 means 10s, negative disables.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout is how long Serve keeps an idle keep-alive connection open
+	// between requests; 0 means 75s (longer than common load balancer idle
+	// timeouts, so that the balancer closes first), negative disables. It
+	// does not apply while a response stream is open.
+	IdleTimeout time.Duration
 	// StreamBuffer is the number of messages a stream buffers before senders
 	// wait for room (backpressure); 0 means 64.
 	StreamBuffer int
@@ -95,6 +109,9 @@ func (o Options) withDefaults() Options {
 		o.PageSize = 100
 	}
 	def(&o.KeepAlive, 15*time.Second)
+	def(&o.BodyReadTimeout, 30*time.Second)
+	def(&o.ReadHeaderTimeout, 10*time.Second)
+	def(&o.IdleTimeout, 75*time.Second)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
