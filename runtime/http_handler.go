@@ -212,3 +212,21 @@ func (s *Server) sessionError(w http.ResponseWriter, id json.RawMessage, err err
 	}
 	writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
 }
+
+// retryAfterSeconds is the Retry-After of a refusal for capacity (sessions,
+// GET streams): long enough not to hammer the server, short enough that a
+// client gets in soon after others leave.
+const retryAfterSeconds = "5"
+
+// createSessionError answers a failed session creation: 503 with
+// Retry-After when MaxSessions are open (the server is full, not broken),
+// 500 otherwise.
+func (s *Server) createSessionError(w http.ResponseWriter, id json.RawMessage, err error) {
+	if errors.Is(err, ErrTooManySessions) {
+		w.Header().Set("Retry-After", retryAfterSeconds)
+		writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError,
+			Message: "too many sessions on this server (Options.MaxSessions); try again later"})
+		return
+	}
+	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
+}

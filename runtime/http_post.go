@@ -81,7 +81,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *me
 	}
 	sess, err := s.createSession(r.Context(), st)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, msg.ID, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
+		s.createSessionError(w, msg.ID, err)
 		return
 	}
 	b, _ := encodeResponse(msg.ID, result)

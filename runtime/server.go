@@ -78,6 +78,28 @@ type Options struct {
 	StreamAfter time.Duration
 	// PageSize is the number of tools per tools/list page; 0 means 100.
 	PageSize int
+	// MaxSessions bounds the legacy sessions this process holds; initialize
+	// beyond it gets 503 with Retry-After (sessions end on DELETE or after
+	// SessionIdleTimeout). 0 means 10,000, negative no bound. Sessions that
+	// other replicas created are served even past it.
+	MaxSessions int
+	// MaxClientDataBytes bounds what a session stores of the client's
+	// initialize: clientInfo and capabilities, each. A larger clientInfo is
+	// stored as its name, version and title only; larger capabilities as
+	// the ones the runtime acts on. 0 means 8 KiB.
+	MaxClientDataBytes int
+	// MaxGETStreams bounds the GET streams (standalone and resumed) open at
+	// once in this process; one more gets 429 with Retry-After. A session
+	// has at most one connection per stream anyway: a new GET takes its
+	// stream over from the previous one. 0 means 10,000, negative no bound.
+	MaxGETStreams int
+	// EventsPerSession and EventBytesPerSession bound the SSE events the
+	// default in-memory EventStore keeps per session for Last-Event-ID; the
+	// oldest go first, and an event larger than EventBytesPerSession is not
+	// kept (a resume replays what follows it). 0 means 512 events and 1 MiB.
+	// A store given in Events has its own bounds.
+	EventsPerSession     int
+	EventBytesPerSession int
 	// ReplicaID prefixes server-to-client request IDs ("<ReplicaID>-<n>") so
 	// that replicas sharing a session store never collide; empty for one process.
 	ReplicaID string
@@ -107,6 +129,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 100
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = 10_000
+	}
+	if o.MaxClientDataBytes <= 0 {
+		o.MaxClientDataBytes = 8 << 10
+	}
+	if o.MaxGETStreams == 0 {
+		o.MaxGETStreams = 10_000
 	}
 	def(&o.KeepAlive, 15*time.Second)
 	def(&o.BodyReadTimeout, 30*time.Second)
@@ -142,7 +173,9 @@ type Server struct {
 	baseCancel context.CancelFunc
 	smu        sync.RWMutex
 	sessions   map[string]*session
-	calls      drainGroup // running handlers, for graceful shutdown
+	creating   int          // sessions being created (counted against MaxSessions), under smu
+	getStreams atomic.Int64 // GET streams open now (MaxGETStreams)
+	calls      drainGroup   // running handlers, for graceful shutdown
 	closing    atomic.Bool
 	janitor    janitor
 
@@ -177,7 +210,7 @@ func NewServer(opts Options) *Server {
 		s.pending = &MemoryPendingRouter{}
 	}
 	if s.events == nil {
-		s.events = &MemoryEventStore{}
+		s.events = &MemoryEventStore{Limit: opts.EventsPerSession, MaxBytes: opts.EventBytesPerSession}
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.modern = newModernCore(s)
