@@ -59,7 +59,7 @@ func (m *modernCore) callTool(ctx context.Context, req *modernRequest, stream mo
 		if digest, err = argsDigest(args); err != nil {
 			return replyError(0, NewError(CodeInvalidParams, "tools/call: %v", err))
 		}
-		st, err := m.sealer.open(*p.RequestState, "tools/call", t.Name, digest)
+		st, err := m.openState(ctx, t, *p.RequestState, digest)
 		if err != nil {
 			return replyError(0, NewError(CodeInvalidParams, "%v", err))
 		}

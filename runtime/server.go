@@ -25,6 +25,21 @@ type Options struct {
 	// StateKey seals 2026-07-28 requestState (HMAC/AEAD). Replicas that serve one
 	// client must share it; empty means a random key per Server.
 	StateKey []byte
+	// RequestStateTTL is how long a client may take to answer one
+	// input_required round before its requestState expires; 0 means 15m.
+	RequestStateTTL time.Duration
+	// SingleUseState makes every tool's requestState single-use: the retry
+	// that carries it runs the tool once, and the same requestState sent
+	// again is refused (-32602), so a replayed answer cannot run a tool
+	// twice. SingleUseTools does the same for the named tools only. Spent
+	// states are recorded in StateLedger until they expire.
+	SingleUseState bool
+	SingleUseTools []string
+	// StateLedger records spent single-use requestStates; nil means in
+	// memory (one process), bounded by MaxSpentStates (0 means 100,000;
+	// beyond it, while none has expired, single-use retries are refused).
+	StateLedger    StateLedger
+	MaxSpentStates int
 
 	// AllowedOrigins are Origin header values accepted besides loopback
 	// origins (http(s)://localhost, 127.0.0.1, [::1], any port); "*" accepts
@@ -143,6 +158,7 @@ func (o Options) withDefaults() Options {
 	def(&o.BodyReadTimeout, 30*time.Second)
 	def(&o.ReadHeaderTimeout, 10*time.Second)
 	def(&o.IdleTimeout, 75*time.Second)
+	def(&o.RequestStateTTL, defaultRequestStateTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
@@ -168,6 +184,7 @@ type Server struct {
 	sessionStore SessionStore
 	pending      PendingRouter
 	events       EventStore
+	ledger       StateLedger
 
 	baseCtx    context.Context // parent of every session; Close cancels it
 	baseCancel context.CancelFunc
@@ -201,7 +218,7 @@ func NewServer(opts Options) *Server {
 	}
 	opts = opts.withDefaults()
 	s := &Server{opts: opts, logger: logger, byName: map[string]*registeredTool{},
-		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events,
+		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events, ledger: opts.StateLedger,
 		sessions: map[string]*session{}}
 	if s.sessionStore == nil {
 		s.sessionStore = &MemorySessionStore{}
@@ -212,8 +229,12 @@ func NewServer(opts Options) *Server {
 	if s.events == nil {
 		s.events = &MemoryEventStore{Limit: opts.EventsPerSession, MaxBytes: opts.EventBytesPerSession}
 	}
+	if s.ledger == nil {
+		s.ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
+	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.modern = newModernCore(s)
+	s.modern.sealer.ttl = opts.RequestStateTTL
 	return s
 }
 
