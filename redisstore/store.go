@@ -149,8 +149,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 
 // Configure selects the store in the runtime's options: sessions, pending
 // requests and events live in Redis, fallback messages reach a GET stream on
-// any replica through the session bus, and outbound request IDs carry this
-// process's replica ID. This is the one line a deployment adds:
+// any replica through the session bus, spent single-use requestStates are
+// recorded for every replica, and outbound request IDs carry this process's
+// replica ID. This is the one line a deployment adds:
 //
 //	st.Configure(&opts)
 //	srv := runtime.NewServer(opts)
@@ -159,6 +160,9 @@ func (s *Store) Configure(o *runtime.Options) {
 	o.Pending = s.Pending()
 	o.Events = s.Events()
 	o.Bus = s
+	if o.StateLedger == nil {
+		o.StateLedger = s.StateLedger()
+	}
 	o.ReplicaID = s.id
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle

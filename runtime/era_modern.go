@@ -29,9 +29,9 @@ type modernExchange struct {
 func (x *modernExchange) kind() eraKind { return modernEra }
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
-// method, target and arguments) and adds the retry's inputResponses to the
+// method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
 // answers it carries.
-func (x *modernExchange) openRound(rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
+func (x *modernExchange) openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
 	p := rq.params
 	answers := map[string]answer{}
 	var handlerState []byte
@@ -40,7 +40,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
 		}
-		st, err := x.s.sealer.open(*p.RequestState, rq.method, target, x.digest)
+		st, err := x.s.openState(ctx, rq.method, target, *p.RequestState, x.digest)
 		if err != nil {
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}

@@ -24,7 +24,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: both would cut long response streams.
+	// The body has its own deadline (readBody, BodyReadTimeout).
+	srv := &http.Server{Handler: mux,
+		ReadHeaderTimeout: positive(s.opts.ReadHeaderTimeout),
+		IdleTimeout:       positive(s.opts.IdleTimeout)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -97,3 +101,6 @@ func (s *Server) NotifyToolListChanged() {
 	s.smu.RUnlock()
 	s.notifyModernToolListChanged()
 }
+
+// positive maps a disabled (negative) bound to net/http's "none" (0).
+func positive(d time.Duration) time.Duration { return max(d, 0) }

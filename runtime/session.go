@@ -70,16 +70,37 @@ func parseClientCapabilities(raw json.RawMessage) ClientCapabilities {
 	return c
 }
 
-// createSession starts a session after initialize.
+// ErrTooManySessions: the process holds Options.MaxSessions sessions, so
+// initialize is refused (HTTP 503 with Retry-After) until some end.
+var ErrTooManySessions = errors.New("mcpgen: too many sessions; try again later")
+
+// createSession starts a session after initialize. It refuses with
+// ErrTooManySessions when MaxSessions are open or being created, and stores
+// the client's data within MaxClientDataBytes.
 func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
 	st.ID = newSessionID()
-	if err := s.sessionStore.Create(ctx, st); err != nil {
+	boundClientData(&st, s.opts.MaxClientDataBytes)
+	s.smu.Lock()
+	if max := s.opts.MaxSessions; max > 0 && len(s.sessions)+s.creating >= max {
+		s.smu.Unlock()
+		return nil, ErrTooManySessions
+	}
+	s.creating++
+	s.smu.Unlock()
+	err := s.sessionStore.Create(ctx, st)
+	var sess *session
+	if err == nil {
+		sess = s.liveSession(st)
+	}
+	s.smu.Lock()
+	s.creating--
+	if sess != nil {
+		s.sessions[st.ID] = sess
+	}
+	s.smu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	sess := s.liveSession(st)
-	s.smu.Lock()
-	s.sessions[st.ID] = sess
-	s.smu.Unlock()
 	s.startJanitor()
 	return sess, nil
 }
