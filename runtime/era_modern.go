@@ -137,8 +137,16 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
 func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
+	// A request still running when the server closes ends, and answers that
+	// the server is shutting down.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
 	x := &modernExchange{s: s, meta: meta, out: out}
 	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
+	if context.Cause(ctx) == errShuttingDown {
+		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
+	}
 	if o.none {
 		return nil, 0
 	}

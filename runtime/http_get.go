@@ -29,6 +29,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		s.sessionError(w, nil, err)
 		return
 	}
+	defer sess.release(sess.hold(r.Context()))
 	if !s.admitGETStream() {
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, http.StatusTooManyRequests, nil, &Error{Code: CodeInvalidRequest,

@@ -58,6 +58,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionError(w, id, err)
 		return
 	}
+	defer sess.release(sess.hold(r.Context()))
 	// A supported MCP-Protocol-Version other than the negotiated one is
 	// accepted (only invalid or unsupported values are 400), as the TS SDK does.
 	sv := sess.version()

@@ -10,8 +10,8 @@ import (
 
 // ListenAndServe serves the Server at path /mcp on addr (for example
 // "127.0.0.1:8080") until ctx ends, then shuts down gracefully: in-flight
-// calls get up to 10 seconds to finish. It returns nil after a clean
-// shutdown.
+// calls get Options.ShutdownGrace (10s) to finish, and those still running
+// then answer with an error. It returns nil after a clean shutdown.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -19,6 +19,10 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	}
 	return s.Serve(ctx, ln)
 }
+
+// shutdownAnswerWait bounds how long the requests that Shutdown ended get to
+// write their error responses.
+const shutdownAnswerWait = 2 * time.Second
 
 // Serve is ListenAndServe on an existing listener.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -37,10 +41,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
 	defer cancel()
 	err := s.Shutdown(sctx)
-	if herr := srv.Shutdown(sctx); herr != nil && err == nil {
+	// Shutdown ended what still ran; those requests answer with an error,
+	// which they get a moment to write before the connections close.
+	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownAnswerWait)
+	defer hcancel()
+	if herr := srv.Shutdown(hctx); herr != nil && err == nil {
 		err = herr
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {

@@ -73,15 +73,26 @@ type Options struct {
 	// lines on long POST streams; 0 means 15s, negative disables. A client
 	// that never opens a GET stream is never expired for missing pings.
 	KeepAlive time.Duration
-	// SessionIdleTimeout ends sessions without requests or open streams for
-	// this long; 0 means 30 minutes, negative never.
+	// SessionIdleTimeout ends a session whose client showed no sign of life
+	// (no request, no connection open) for this long, and the calls it still
+	// runs; 0 means 30 minutes, negative never.
 	SessionIdleTimeout time.Duration
 	// FallbackWait bounds how long a message whose request stream is finished
 	// waits for the client to open a GET stream; 0 means 5s.
 	FallbackWait time.Duration
 	// RequestTimeout bounds each wait for a client's answer (elicitation,
-	// sampling, roots); 0 means only the caller's context bounds it.
+	// sampling, roots); 0 means 10 minutes (a user may take minutes over a
+	// form), negative leaves only the caller's context to bound it.
 	RequestTimeout time.Duration
+	// ResumeWindow is how long a request's event stream may stay without a
+	// connection (the client dropped it) before it is given up: its buffered
+	// messages are dropped and its handler's sends fail instead of waiting
+	// for room on a stream nobody drains. 0 means 1 minute, negative never.
+	ResumeWindow time.Duration
+	// ShutdownGrace is how long Serve and ListenAndServe let running calls
+	// finish once their context ends; calls still running then are ended
+	// with an error response. 0 means 10s.
+	ShutdownGrace time.Duration
 	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
 	// 0 means 1s.
 	RetryInterval time.Duration
@@ -160,6 +171,9 @@ func (o Options) withDefaults() Options {
 	def(&o.IdleTimeout, 75*time.Second)
 	def(&o.RequestStateTTL, defaultRequestStateTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
+	def(&o.RequestTimeout, 10*time.Minute)
+	def(&o.ResumeWindow, time.Minute)
+	def(&o.ShutdownGrace, 10*time.Second)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
 	if o.Name == "" {

@@ -31,6 +31,8 @@ type session struct {
 	standalone      *stream
 	standaloneReady chan struct{}                      // closed when the GET stream first attaches
 	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
+	conns           map[uint64]context.Context         // the client's open HTTP requests (hold)
+	nextConn        uint64
 	closed          bool
 	established     bool            // an initialize created it (a stdio connection's becomes so at its initialize)
 	stdio           bool            // a stdio connection's session: not in the store
@@ -188,8 +190,46 @@ func (sess *session) close() {
 	}
 	sess.mu.Unlock()
 	for _, st := range streams {
-		st.q.finish()
+		if st.standalone {
+			st.q.finish()
+		} else {
+			st.q.refuse() // its running requests still answer ("the session ended")
+		}
 	}
+}
+
+// hold records a connection of the client's (an HTTP request of the
+// session, conn its context) until release: a session with an open
+// connection is not idle.
+func (sess *session) hold(conn context.Context) uint64 {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.conns == nil {
+		sess.conns = map[uint64]context.Context{}
+	}
+	sess.nextConn++
+	sess.conns[sess.nextConn] = conn
+	return sess.nextConn
+}
+
+func (sess *session) release(hold uint64) {
+	sess.mu.Lock()
+	delete(sess.conns, hold)
+	sess.mu.Unlock()
+	sess.touch()
+}
+
+// connected reports whether the client has a connection open (one that has
+// not gone away).
+func (sess *session) connected() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	for _, c := range sess.conns {
+		if c.Err() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (sess *session) touch() { sess.lastSeen.Store(time.Now().UnixNano()) }
