@@ -44,6 +44,7 @@ for mod in interop bench redisstore; do
 	[ -f "$mod/go.mod" ] && part "go test ($mod module)" go_module "$root/$mod"
 done
 part "fuzz targets (10s each)" bash scripts/fuzz.sh
+part "soak: abandoned and abusive clients (about 30s)" go test -count=1 -run '^TestSoak$' ./runtime -soak
 part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
