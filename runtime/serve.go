@@ -67,6 +67,9 @@ func (s *Server) Close() error {
 	s.shutdownModern()
 	s.calls.close()
 	s.stopJanitor()
+	if s.stopSignals != nil {
+		s.stopSignals()
+	}
 	s.smu.Lock()
 	list := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {

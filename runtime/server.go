@@ -198,6 +198,8 @@ type Server struct {
 
 	modern *modernCore // the 2026-07-28 era's per-Server state
 
+	stopSignals func() // unregisters from the Bus's SessionSignals, if any
+
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
 }
@@ -235,6 +237,7 @@ func NewServer(opts Options) *Server {
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.modern = newModernCore(s)
 	s.modern.sealer.ttl = opts.RequestStateTTL
+	s.listenSignals()
 	return s
 }
 
