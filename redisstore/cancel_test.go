@@ -166,3 +166,59 @@ func TestDeleteEndsStreamsOnOtherReplicasAtOnce(t *testing.T) {
 	}
 	t.Logf("the GET stream and the call on the other replicas ended %v after the DELETE", time.Since(deleted).Round(time.Millisecond))
 }
+
+// The pending record of a keep-alive ping whose answer never came does not
+// outlive the GET stream it went out on: once the stream is gone, the next
+// keep-alive round expires it, instead of leaving it in Redis for
+// PendingTTL.
+func TestUnansweredPingDoesNotOutliveItsStream(t *testing.T) {
+	addr := redisAddr(t)
+	prefix := testPrefix(t)
+	rs := startReplicas(t, 1, addr, prefix, "-keepalive", "100ms")
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rdb := newClient(t, addr)
+	pings := func(s *session, n int, answer bool) []json.RawMessage {
+		t.Helper()
+		get, err := openGET(ctx, s, rs[0].url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer get.Body.Close()
+		var ids []json.RawMessage
+		err = readMessages(get, func(m *msg) (bool, error) {
+			if m.Method != "ping" {
+				return false, nil
+			}
+			ids = append(ids, m.ID)
+			if answer {
+				if err := s.post(ctx, rs[0].url, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}}, http.StatusAccepted); err != nil {
+					return true, err
+				}
+			}
+			return len(ids) == n, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	a, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pings(a, 1, false) // unanswered; then a's GET stream closes
+	// Three keep-alive rounds on b's stream: at least two full rounds ran
+	// after a's stream was gone.
+	pings(b, 3, true)
+	// Any ping of a's, including one sent before the replica noticed the
+	// stream was gone.
+	if keys := rdb.Keys(ctx, prefix+"p:{"+a.id+"}:*").Val(); len(keys) != 0 {
+		t.Fatalf("pending records of unanswered pings outlive their stream: %v (TTL %v)", keys, rdb.PTTL(ctx, keys[0]).Val())
+	}
+}
