@@ -10,8 +10,8 @@ import (
 
 // ListenAndServe serves the Server at path /mcp on addr (for example
 // "127.0.0.1:8080") until ctx ends, then shuts down gracefully: in-flight
-// calls get up to 10 seconds to finish. It returns nil after a clean
-// shutdown.
+// calls get up to Options.ShutdownTimeout (10s) to finish. It returns nil
+// after a clean shutdown.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	err := s.Shutdown(sctx)
 	if herr := srv.Shutdown(sctx); herr != nil && err == nil {

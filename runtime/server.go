@@ -66,6 +66,9 @@ type Options struct {
 	// timeouts, so that the balancer closes first), negative disables. It
 	// does not apply while a response stream is open.
 	IdleTimeout time.Duration
+	// ShutdownTimeout is how long Serve, once its context ends, waits for
+	// running calls to finish before it ends every session; 0 means 10s.
+	ShutdownTimeout time.Duration
 	// StreamBuffer is the number of messages a stream buffers before senders
 	// wait for room (backpressure); 0 means 64.
 	StreamBuffer int
@@ -158,6 +161,9 @@ func (o Options) withDefaults() Options {
 	def(&o.BodyReadTimeout, 30*time.Second)
 	def(&o.ReadHeaderTimeout, 10*time.Second)
 	def(&o.IdleTimeout, 75*time.Second)
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 10 * time.Second
+	}
 	def(&o.RequestStateTTL, defaultRequestStateTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
