@@ -201,7 +201,7 @@ func TestShutdownAnswersEveryAcceptedRequest(t *testing.T) {
 	ask := toolOf("ask", `{"type":"object"}`, func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
 		return nil, call.Elicit(ctx, confirmForm, "", nil)
 	}, confirmForm)
-	s := NewServer(Options{KeepAlive: -1, ShutdownGrace: 200 * time.Millisecond})
+	s := NewServer(Options{KeepAlive: -1, ShutdownTimeout: 200 * time.Millisecond})
 	for _, tool := range []Tool{slow, ask} {
 		if err := s.AddTool(tool); err != nil {
 			t.Fatal(err)

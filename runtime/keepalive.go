@@ -119,19 +119,22 @@ func (s *Server) idle(sess *session, now time.Time) bool {
 
 // keepAlive pings the session's GET stream when a client is attached to it.
 // The previous ping, if still unanswered, expires (a late answer gets
-// "request expired"). Nothing else happens to the session.
+// "request expired"), whether or not the stream is still attached. Nothing
+// else happens to the session.
 func (s *Server) keepAlive(sess *session) {
 	sess.mu.Lock()
 	st := sess.standalone
 	prev := sess.pingID
 	sess.pingID = nil
 	sess.mu.Unlock()
-	if st == nil || !st.attached() {
-		return
-	}
 	ctx := context.WithoutCancel(sess.ctx)
 	if prev != nil {
+		// Also when the stream is gone: its pending record must not wait
+		// for PendingTTL in a shared store.
 		s.pending.Expire(ctx, sess.id, prev, true)
+	}
+	if st == nil || !st.attached() {
+		return
 	}
 	id := sess.ids.next()
 	data, _ := encodeRequest(id, "ping", nil)

@@ -10,7 +10,7 @@ import (
 
 // ListenAndServe serves the Server at path /mcp on addr (for example
 // "127.0.0.1:8080") until ctx ends, then shuts down gracefully: in-flight
-// calls get Options.ShutdownGrace (10s) to finish, and those still running
+// calls get Options.ShutdownTimeout (10s) to finish, and those still running
 // then answer with an error. It returns nil after a clean shutdown.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	ln, err := net.Listen("tcp", addr)
@@ -41,7 +41,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	err := s.Shutdown(sctx)
 	// Shutdown ended what still ran; those requests answer with an error,
@@ -75,6 +75,9 @@ func (s *Server) Close() error {
 	s.shutdownModern()
 	s.calls.close()
 	s.stopJanitor()
+	if s.stopSignals != nil {
+		s.stopSignals()
+	}
 	s.smu.Lock()
 	list := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {

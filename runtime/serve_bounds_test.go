@@ -3,6 +3,7 @@ package runtime
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -182,5 +183,49 @@ func TestLongStreamOutlivesReadAndIdleTimeouts(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestShutdownTimeout: once Serve's context ends, a call that does not
+// finish is cut after ShutdownTimeout, and Serve returns.
+func TestShutdownTimeout(t *testing.T) {
+	noLeaks(t)
+	started := make(chan struct{})
+	stuck := toolOf("stuck", `{"type":"object"}`, func(ctx context.Context, _ *Call, _ json.RawMessage) (*ToolResult, error) {
+		close(started)
+		<-ctx.Done() // ends only when the session does
+		return nil, ctx.Err()
+	})
+	s := NewServer(Options{ShutdownTimeout: 200 * time.Millisecond})
+	if err := s.AddTool(stuck); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	c := &client{t: t, url: "http://" + ln.Addr().String() + "/mcp", hc: &http.Client{Transport: &http.Transport{}}}
+	t.Cleanup(c.hc.CloseIdleConnections)
+	c.initialize(Version20251125, `{}`)
+	go func() {
+		resp, err := c.hc.Do(c.request(http.MethodPost, callBody(1, "stuck", `{}`)))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-served:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Serve returned %v, want the shutdown's deadline", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve still waits 5s after its context ended (ShutdownTimeout 200ms)")
 	}
 }

@@ -66,6 +66,10 @@ type Options struct {
 	// timeouts, so that the balancer closes first), negative disables. It
 	// does not apply while a response stream is open.
 	IdleTimeout time.Duration
+	// ShutdownTimeout is how long Serve, once its context ends, waits for
+	// running calls to finish before it ends every session; calls still
+	// running then answer with an error. 0 means 10s.
+	ShutdownTimeout time.Duration
 	// StreamBuffer is the number of messages a stream buffers before senders
 	// wait for room (backpressure); 0 means 64.
 	StreamBuffer int
@@ -89,10 +93,6 @@ type Options struct {
 	// messages are dropped and its handler's sends fail instead of waiting
 	// for room on a stream nobody drains. 0 means 1 minute, negative never.
 	ResumeWindow time.Duration
-	// ShutdownGrace is how long Serve and ListenAndServe let running calls
-	// finish once their context ends; calls still running then are ended
-	// with an error response. 0 means 10s.
-	ShutdownGrace time.Duration
 	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
 	// 0 means 1s.
 	RetryInterval time.Duration
@@ -169,11 +169,13 @@ func (o Options) withDefaults() Options {
 	def(&o.BodyReadTimeout, 30*time.Second)
 	def(&o.ReadHeaderTimeout, 10*time.Second)
 	def(&o.IdleTimeout, 75*time.Second)
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 10 * time.Second
+	}
 	def(&o.RequestStateTTL, defaultRequestStateTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.RequestTimeout, 10*time.Minute)
 	def(&o.ResumeWindow, time.Minute)
-	def(&o.ShutdownGrace, 10*time.Second)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
 	if o.Name == "" {
@@ -214,6 +216,8 @@ type Server struct {
 	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
 	sealer       *stateSealer    // seals 2026-07-28 requestState
 	listeners    *listenHub      // open subscriptions/listen streams
+
+	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
@@ -265,6 +269,7 @@ func NewServer(opts Options) *Server {
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
 	s.capabilities = json.RawMessage(`{"tools":{"listChanged":true},"logging":{}}`)
+	s.listenSignals()
 	return s
 }
 

@@ -361,8 +361,19 @@ func (sess *session) removeInflight(id json.RawMessage) {
 	delete(sess.inflight, string(trimSpace(id)))
 }
 
-// cancelInflight handles the client's notifications/cancelled.
+// cancelInflight handles the client's notifications/cancelled: the call
+// is cancelled here if it runs here, otherwise on the replica that runs it
+// (signalCancel, when the Bus reaches every replica).
 func (sess *session) cancelInflight(id json.RawMessage) bool {
+	if sess.cancelLocal(id) {
+		return true
+	}
+	sess.signalCancel(id)
+	return false
+}
+
+// cancelLocal cancels the request id if it runs in this process.
+func (sess *session) cancelLocal(id json.RawMessage) bool {
 	sess.mu.Lock()
 	cancel := sess.inflight[string(trimSpace(id))]
 	sess.mu.Unlock()

@@ -42,7 +42,7 @@ func TestSoak(t *testing.T) {
 		KeepAlive: 100 * time.Millisecond, SessionIdleTimeout: time.Second, ResumeWindow: 500 * time.Millisecond,
 		RequestTimeout: 3 * time.Second, FallbackWait: 100 * time.Millisecond, StreamBuffer: 8,
 		BodyReadTimeout: 500 * time.Millisecond, IdleTimeout: time.Second, MaxSessions: 300,
-		ShutdownGrace: 500 * time.Millisecond,
+		ShutdownTimeout: 500 * time.Millisecond,
 	}
 	big := strings.Repeat("x", 256<<10)
 	slowRunning := make(chan struct{}, 16)
