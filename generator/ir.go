@@ -1,5 +1,10 @@
 package generator
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The intermediate representation: Go types and declarations, built from
 // the schemas by typeBuilder and written by the emitter.
 
@@ -34,6 +39,25 @@ func (t *typeRef) pointerable() bool {
 		return t.name != "any"
 	}
 	return true
+}
+
+// String writes the type as Go source, for messages.
+func (t *typeRef) String() string {
+	switch t.kind {
+	case refNamed, refBuiltin:
+		return t.name
+	case refTime:
+		return "time.Time"
+	case refRaw:
+		return "json.RawMessage"
+	case refSlice:
+		return "[]" + t.elem.String()
+	case refMap:
+		return "map[string]" + t.elem.String()
+	case refPtr:
+		return "*" + t.elem.String()
+	}
+	return "?"
 }
 
 // decl is a named type declaration: *structDecl, *enumDecl or *unionDecl.
@@ -71,6 +95,15 @@ type enumDecl struct {
 	doc    []string
 	base   string // string, int64 or float64
 	values []enumValue
+}
+
+// valueList is the enum's values as JSON, for messages: "read, edit".
+func (d *enumDecl) valueList() string {
+	vals := make([]string, len(d.values))
+	for i, v := range d.values {
+		vals[i] = fmt.Sprint(v.value)
+	}
+	return strings.Join(vals, ", ")
 }
 
 // enumValue is one constant of an enum.

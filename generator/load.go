@@ -145,6 +145,16 @@ func lineCol(data []byte, off int) (int, int) {
 func loadDoc(src *source, m *model, rep *reporter) {
 	root := src.doc.Root
 	at := place{src, root}
+	// A tools/list response saved whole: {"jsonrpc": "2.0", "id": ..., "result": {"tools": [...]}}.
+	if root.Kind == jsontree.Object && root.Has("jsonrpc") && !root.Has("inputSchema") {
+		res := root.Get("result")
+		if res == nil || res.Kind != jsontree.Object || !res.Has("tools") {
+			rep.errorf(at, `save the response of a successful tools/list, or just its "result"`,
+				"the file holds a JSON-RPC message that is not a tools/list result")
+			return
+		}
+		root, at = res, place{src, res}
+	}
 	const shapes = "expected a tool, an array of tools, a tools/list result {\"tools\": [...]}, or an elicitation {\"name\", \"description\", \"mode\", ...}"
 	switch {
 	case root.Kind == jsontree.Array:
@@ -207,13 +217,9 @@ func loadTool(at place, m *model, rep *reporter) {
 		ok = false
 	}
 	t.name = name
-	descNode := at.node.Get("description")
-	desc, has := str(at, "description", false, "", rep)
-	if descNode == nil || (has && strings.TrimSpace(desc) == "") {
-		rep.errorf(at, "clients show it to the model, and the MCP conformance suite requires one",
-			"tool %q has no description", name)
-		ok = false
-	} else if !has {
+	// The description is optional in MCP; when present it must be a string.
+	desc, _ := str(at, "description", false, "", rep)
+	if n := at.node.Get("description"); n != nil && n.Kind != jsontree.String {
 		ok = false
 	}
 	t.description = desc
@@ -222,10 +228,10 @@ func loadTool(at place, m *model, rep *reporter) {
 	if t.input == nil {
 		rep.errorf(at, `add "inputSchema": {"type": "object"} for a tool without arguments`, "tool %q has no inputSchema", name)
 		ok = false
-	} else if !checkToolSchema(place{at.src, t.input}, rep) {
+	} else if !checkToolSchema(place{at.src, t.input}, "inputSchema", rep) {
 		ok = false
 	}
-	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkToolSchema(place{at.src, t.output}, rep) {
+	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkToolSchema(place{at.src, t.output}, "outputSchema", rep) {
 		ok = false
 	}
 
@@ -278,22 +284,40 @@ func loadTool(at place, m *model, rep *reporter) {
 }
 
 // checkToolSchema checks an inputSchema or outputSchema: an object schema that
-// compiles as JSON Schema (2020-12 unless $schema says otherwise).
-func checkToolSchema(at place, rep *reporter) bool {
+// compiles as JSON Schema (2020-12 unless $schema says otherwise). A schema
+// without "type" ({} included, which some servers advertise for tools without
+// arguments) is taken as an object, with a warning: it is advertised as
+// written, and its Go type has only the properties it declares.
+func checkToolSchema(at place, key string, rep *reporter) bool {
 	if at.node.Kind != jsontree.Object {
 		rep.errorf(at, `write {"type": "object", "properties": {...}}`, "a tool schema must be a JSON object, not a %s", at.node.Kind)
 		return false
 	}
 	ok := true
-	if typ := at.node.Get("type"); typ == nil || typ.Kind != jsontree.String || typ.Str != "object" {
-		where := at
-		if typ != nil {
-			where = place{at.src, typ}
+	switch typ := at.node.Get("type"); {
+	case typ == nil && !at.node.Has("$ref") && !composes(at.node):
+		what := "an object with no declared properties"
+		if at.node.Has("properties") {
+			what = "an object with the properties it declares"
 		}
-		rep.errorf(where, `MCP requires "type": "object" at the root of tool schemas`, "the schema's root type must be \"object\"")
+		rep.warnf(at, `MCP asks for "type": "object"; add it to silence this warning`, "%s has no \"type\"; it is taken as %s", key, what)
+	case typ == nil:
+	case typ.Kind != jsontree.String || typ.Str != "object":
+		rep.errorf(place{at.src, typ}, `MCP requires "type": "object" at the root of tool schemas`, "the schema's root type must be \"object\"")
 		ok = false
 	}
 	return compileSchema(at, rep) && ok
+}
+
+// composes reports whether a schema is a $ref-free composition (allOf, oneOf,
+// anyOf) whose branches give it its type.
+func composes(n *jsontree.Node) bool {
+	for _, k := range []string{"allOf", "oneOf", "anyOf"} {
+		if alts := n.Get(k); alts != nil && alts.Kind == jsontree.Array && !constraintsOnly(alts.Elems) {
+			return true
+		}
+	}
+	return false
 }
 
 func loadElicitation(at place, rep *reporter) *elicitDef {

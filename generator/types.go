@@ -59,6 +59,26 @@ type typeBuilder struct {
 	// rootHint replaces the collision hint for the root schema's type.
 	rootHint string
 	busy     map[*jsontree.Node]bool // schemas being mapped, to stop reference cycles
+	// extra are the additionalProperties and patternProperties beside named
+	// properties met in the current root schema; warnExtra reports them once.
+	extra []*jsontree.Node
+}
+
+// warnExtra reports, once per root schema, the objects whose keys beyond the
+// named properties have no field, and forgets them.
+func (b *typeBuilder) warnExtra() {
+	if len(b.extra) == 0 {
+		return
+	}
+	more := ""
+	if n := len(b.extra) - 1; n == 1 {
+		more = " (and 1 more place in this schema)"
+	} else if n > 1 {
+		more = fmt.Sprintf(" (and %d more places in this schema)", n)
+	}
+	b.ns.rep.warnf(b.at(b.extra[0]), "the runtime still validates them; decode the arguments yourself to read them",
+		"keys beyond the named properties are allowed here but have no struct field, so decoding drops them%s", more)
+	b.extra = nil
 }
 
 // origin says where a declared type comes from, for its doc comment.
@@ -228,6 +248,18 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 		props := n.Get("properties")
 		if props == nil || len(props.Members) == 0 {
 			ap := n.Get("additionalProperties")
+			if pp := n.Get("patternProperties"); pp != nil && pp.Kind == jsontree.Object && len(pp.Members) > 0 {
+				if len(pp.Members) == 1 && (ap == nil || ap.Kind == jsontree.Bool && !ap.Bool) {
+					v, vNull := b.typeOf(pp.Members[0].Value, name+"Value")
+					if vNull && v.pointerable() {
+						v = &typeRef{kind: refPtr, elem: v}
+					}
+					return &typeRef{kind: refMap, elem: v}, nullable
+				}
+				b.ns.rep.warnf(b.at(pp), "the runtime still validates every key against its pattern",
+					"patternProperties with several patterns, or beside additionalProperties, become map[string]any")
+				return &typeRef{kind: refMap, elem: anyType}, nullable
+			}
 			switch {
 			case ap != nil && ap.Kind == jsontree.Object:
 				v, vNull := b.typeOf(ap, name+"Value")
