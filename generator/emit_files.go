@@ -162,7 +162,8 @@ func (g *gen) emitHandler() *jen.File {
 		)
 	}
 
-	f.Comment("// Register adds every tool of this package to s, answered by h.")
+	f.Comment("// Register adds every tool of this package to s, answered by h, in the order of the")
+	f.Comment("// input files, which is the order tools/list shows them in.")
 	f.Func().Id("Register").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Server"), jen.Id("h").Id("Handler")).Error().Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Index().Qual(runtimePkg, "Tool").ValuesFunc(func(vg *jen.Group) {
 			for _, t := range g.tools {

@@ -47,7 +47,7 @@ type elicitDef struct {
 
 // model is everything the inputs declare, once they are known to be valid.
 type model struct {
-	tools   []*toolDef   // sorted by name
+	tools   []*toolDef   // in input order: by file path, then position
 	elicits []*elicitDef // sorted by name
 	byName  map[string]*elicitDef
 }
@@ -96,7 +96,8 @@ func load(inputs []InputFile, rep *reporter) *model {
 		elicits = append(elicits, e)
 	}
 	m.tools, m.elicits = tools, elicits
-	sort.SliceStable(m.tools, func(i, j int) bool { return m.tools[i].name < m.tools[j].name })
+	// Tools stay in input order (file path, then position in the file): it
+	// is deterministic, and it is the order the original server listed them.
 	sort.SliceStable(m.elicits, func(i, j int) bool { return m.elicits[i].name < m.elicits[j].name })
 
 	for _, t := range m.tools {

@@ -19,20 +19,25 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
+	// TagItems handles tool tag_items.
+	//
+	// Tags items; labels and counts are keyed by name.
+	TagItems(ctx context.Context, call TagItemsCall, in TagItemsInput) ([]runtime.Content, error)
 	// ListEverything handles tool list_everything.
 	ListEverything(ctx context.Context, call ListEverythingCall, in ListEverythingInput) ([]runtime.Content, error)
 	// ReadPage handles tool read_page.
 	//
 	// Reads a page.
 	ReadPage(ctx context.Context, call ReadPageCall, in ReadPageInput) ([]runtime.Content, error)
-	// TagItems handles tool tag_items.
-	//
-	// Tags items; labels and counts are keyed by name.
-	TagItems(ctx context.Context, call TagItemsCall, in TagItemsInput) ([]runtime.Content, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
+
+// TagItems reports that tool tag_items is not implemented.
+func (UnimplementedHandler) TagItems(context.Context, TagItemsCall, TagItemsInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"tag_items\" is not implemented")
+}
 
 // ListEverything reports that tool list_everything is not implemented.
 func (UnimplementedHandler) ListEverything(context.Context, ListEverythingCall, ListEverythingInput) ([]runtime.Content, error) {
@@ -44,17 +49,13 @@ func (UnimplementedHandler) ReadPage(context.Context, ReadPageCall, ReadPageInpu
 	return nil, errors.New("tool \"read_page\" is not implemented")
 }
 
-// TagItems reports that tool tag_items is not implemented.
-func (UnimplementedHandler) TagItems(context.Context, TagItemsCall, TagItemsInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tag_items\" is not implemented")
-}
-
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
+		tagItemsTool(h),
 		listEverythingTool(h),
 		readPageTool(h),
-		tagItemsTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err
