@@ -2,6 +2,8 @@ package generator
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -11,10 +13,19 @@ const (
 	jsonPkg    = "encoding/json"
 )
 
-// comment adds doc lines to a group, each as its own // line.
+// commentWidth is where comment text wraps: about 100 columns with the
+// "// " in front and a tab of indentation.
+const commentWidth = 92
+
+// comment adds doc lines to a group, each as its own // line, long ones
+// wrapped at word boundaries.
 func comment(lines ...string) jen.Code {
 	s := jen.Null()
-	for i, l := range lines {
+	var wrapped []string
+	for _, l := range lines {
+		wrapped = append(wrapped, wrapLine(l, commentWidth)...)
+	}
+	for i, l := range wrapped {
 		if i > 0 {
 			s.Line()
 		}
@@ -25,6 +36,33 @@ func comment(lines ...string) jen.Code {
 		}
 	}
 	return s
+}
+
+// wrapLine breaks a line of text at spaces so that no piece is longer than
+// width runes, unless a single word is. Indented lines (code blocks and lists
+// in a doc comment) are kept whole.
+func wrapLine(l string, width int) []string {
+	if utf8.RuneCountInString(l) <= width || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+		return []string{l}
+	}
+	var out []string
+	var cur strings.Builder
+	n := 0
+	for _, w := range strings.Fields(l) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
+			out = append(out, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(w)
+		n += wn
+	}
+	return append(out, cur.String())
 }
 
 // docWith is a doc comment: a first sentence, then the schema's own lines.

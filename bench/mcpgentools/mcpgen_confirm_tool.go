@@ -19,8 +19,8 @@ type ConfirmInput struct {
 }
 
 // ConfirmCall is the handle of one confirm call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ConfirmCall struct {
 	toolCall
 }

@@ -19,9 +19,9 @@ type GitCommitInput struct {
 	Message  string `json:"message"`
 }
 
-// GitCommitCall is the handle of one git_commit call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GitCommitCall is the handle of one git_commit call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GitCommitCall struct {
 	toolCall
 }

@@ -32,8 +32,8 @@ func (v *GitDiffInput) UnmarshalJSON(b []byte) error {
 }
 
 // GitDiffCall is the handle of one git_diff call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GitDiffCall struct {
 	toolCall
 }

@@ -38,7 +38,8 @@ type GitLogOutput struct {
 	Commits []GitLogOutputCommitsItem `json:"commits"`
 }
 
-// GitLogOutputCommitsItem is the schema at /outputSchema/properties/commits/items of tool "git_log".
+// GitLogOutputCommitsItem is the schema at /outputSchema/properties/commits/items of tool
+// "git_log".
 type GitLogOutputCommitsItem struct {
 	SHA     string    `json:"sha"`
 	Author  string    `json:"author"`
@@ -47,8 +48,8 @@ type GitLogOutputCommitsItem struct {
 }
 
 // GitLogCall is the handle of one git_log call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GitLogCall struct {
 	toolCall
 }

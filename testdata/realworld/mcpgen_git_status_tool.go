@@ -18,9 +18,9 @@ type GitStatusInput struct {
 	RepoPath string `json:"repo_path"`
 }
 
-// GitStatusCall is the handle of one git_status call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GitStatusCall is the handle of one git_status call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GitStatusCall struct {
 	toolCall
 }

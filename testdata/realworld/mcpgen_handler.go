@@ -37,7 +37,8 @@ type Handler interface {
 	Fetch(ctx context.Context, call FetchCall, in FetchInput) ([]runtime.Content, error)
 	// ReadTextFile handles tool read_text_file.
 	//
-	// Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.
+	// Read the complete contents of a file as text. Use head or tail to read only the first or
+	// last N lines.
 	ReadTextFile(ctx context.Context, call ReadTextFileCall, in ReadTextFileInput) ([]runtime.Content, error)
 	// WriteFile handles tool write_file.
 	//

@@ -27,8 +27,8 @@ type QueryOutput struct {
 }
 
 // QueryCall is the handle of one query call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type QueryCall struct {
 	toolCall
 }

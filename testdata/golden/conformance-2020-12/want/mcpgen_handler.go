@@ -21,7 +21,8 @@ const _ = runtime.IsAtLeastVersion0_1_0
 type Handler interface {
 	// JSONSchema202012Tool handles tool json_schema_2020_12_tool.
 	//
-	// Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).
+	// Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor,
+	// allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).
 	JSONSchema202012Tool(ctx context.Context, call JSONSchema202012ToolCall, in JSONSchema202012ToolInput) ([]runtime.Content, error)
 }
 

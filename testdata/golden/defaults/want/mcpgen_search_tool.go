@@ -70,7 +70,8 @@ func (v *SearchInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SearchInputOrder is the schema at /inputSchema/properties/order of tool "search": one of the constants below.
+// SearchInputOrder is the schema at /inputSchema/properties/order of tool "search": one of the
+// constants below.
 type SearchInputOrder string
 
 // The values of SearchInputOrder.
@@ -109,15 +110,15 @@ type SearchInputWindow struct {
 }
 
 // SearchCall is the handle of one search call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type SearchCall struct {
 	toolCall
 }
 
-// ElicitProfile asks the user to fill in the profile form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
-// runtime.ErrCancelled (test with errors.Is).
+// ElicitProfile asks the user to fill in the profile form; an empty message uses the declared
+// one. A declined form returns runtime.ErrDeclined, a dismissed one runtime.ErrCancelled (test
+// with errors.Is).
 //
 // Profile defaults on every type
 func (c SearchCall) ElicitProfile(ctx context.Context, message string) (Profile, error) {

@@ -35,7 +35,8 @@ type MoveItemNode struct {
 	Parent   *MoveItemNode  `json:"parent,omitempty"`
 }
 
-// MoveItemKind is the schema at /inputSchema/$defs/Kind of tool "move_item": one of the constants below.
+// MoveItemKind is the schema at /inputSchema/$defs/Kind of tool "move_item": one of the
+// constants below.
 type MoveItemKind string
 
 // The values of MoveItemKind.
@@ -74,8 +75,8 @@ type MoveItemOutput struct {
 }
 
 // MoveItemCall is the handle of one move_item call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MoveItemCall struct {
 	toolCall
 }

@@ -17,7 +17,8 @@ type ConfirmDelete struct {
 	Langs       []ConfirmDeleteLangsItem `json:"langs,omitempty"`
 }
 
-// ConfirmDeleteLang is the schema at /requestedSchema/properties/lang of elicitation "confirm_delete": one of the constants below.
+// ConfirmDeleteLang is the schema at /requestedSchema/properties/lang of elicitation
+// "confirm_delete": one of the constants below.
 type ConfirmDeleteLang string
 
 // The values of ConfirmDeleteLang.
@@ -50,7 +51,8 @@ func (v *ConfirmDeleteLang) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ConfirmDeleteLangsItem is the schema at /requestedSchema/properties/langs/items of elicitation "confirm_delete": one of the constants below.
+// ConfirmDeleteLangsItem is the schema at /requestedSchema/properties/langs/items of
+// elicitation "confirm_delete": one of the constants below.
 type ConfirmDeleteLangsItem string
 
 // The values of ConfirmDeleteLangsItem.

@@ -17,14 +17,14 @@ const removeDefinition = "{\n  \"name\": \"remove\",\n  \"description\": \"Uses 
 type RemoveInput struct{}
 
 // RemoveCall is the handle of one remove call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type RemoveCall struct {
 	toolCall
 }
 
-// ElicitConfirmDeleteDashed asks the user to fill in the confirm-delete form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
+// ElicitConfirmDeleteDashed asks the user to fill in the confirm-delete form; an empty message
+// uses the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
 // runtime.ErrCancelled (test with errors.Is).
 //
 // Dashed name

@@ -36,7 +36,8 @@ func (v *SetModeInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputMode is the schema at /inputSchema/properties/mode of tool "set_mode": one of the constants below.
+// SetModeInputMode is the schema at /inputSchema/properties/mode of tool "set_mode": one of
+// the constants below.
 type SetModeInputMode string
 
 // The values of SetModeInputMode.
@@ -83,7 +84,8 @@ func (v *SetModeInputMode) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputLevel is the schema at /inputSchema/properties/level of tool "set_mode": one of the constants below.
+// SetModeInputLevel is the schema at /inputSchema/properties/level of tool "set_mode": one of
+// the constants below.
 type SetModeInputLevel int64
 
 // The values of SetModeInputLevel.
@@ -120,7 +122,8 @@ func (v *SetModeInputLevel) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputWeight is the schema at /inputSchema/properties/weight of tool "set_mode": one of the constants below.
+// SetModeInputWeight is the schema at /inputSchema/properties/weight of tool "set_mode": one
+// of the constants below.
 type SetModeInputWeight float64
 
 // The values of SetModeInputWeight.
@@ -153,7 +156,8 @@ func (v *SetModeInputWeight) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputLang is the schema at /inputSchema/properties/lang of tool "set_mode": one of the constants below.
+// SetModeInputLang is the schema at /inputSchema/properties/lang of tool "set_mode": one of
+// the constants below.
 type SetModeInputLang string
 
 // The values of SetModeInputLang.
@@ -188,7 +192,8 @@ func (v *SetModeInputLang) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputHuge is the schema at /inputSchema/properties/huge of tool "set_mode": one of the constants below.
+// SetModeInputHuge is the schema at /inputSchema/properties/huge of tool "set_mode": one of
+// the constants below.
 type SetModeInputHuge float64
 
 // The values of SetModeInputHuge.
@@ -222,8 +227,8 @@ func (v *SetModeInputHuge) UnmarshalJSON(b []byte) error {
 }
 
 // SetModeCall is the handle of one set_mode call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type SetModeCall struct {
 	toolCall
 }

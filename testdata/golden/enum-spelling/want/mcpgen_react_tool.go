@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// reactDefinition is tool react as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// reactDefinition is tool react as tools/list advertises it: as written in tool.json, without
+// mcpgen's _meta keys.
 const reactDefinition = "{\n  \"name\": \"react\",\n  \"description\": \"Enum values that differ only in punctuation or case.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"content\": { \"type\": \"string\", \"enum\": [\"+1\", \"-1\", \"laugh\", \"heart\"], \"description\": \"The reaction.\" },\n      \"sort\": { \"type\": \"string\", \"enum\": [\"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-heart\"] },\n      \"answer\": { \"type\": \"string\", \"enum\": [\"Y\", \"y\", \"N\", \"n\"] },\n      \"confirm\": { \"type\": \"string\", \"enum\": [\"Yes\", \"yes\", \"YES\", \"No\", \"no\"] },\n      \"lang\": { \"type\": \"string\", \"enum\": [\"c\", \"c++\", \"c#\"] },\n      \"offset\": { \"type\": \"string\", \"enum\": [\"utc-5\", \"utc+5\", \"utc\"] }\n    },\n    \"required\": [\"content\"]\n  }\n}"
 
 // ReactInput is the arguments of tool react.
@@ -25,7 +25,8 @@ type ReactInput struct {
 	Offset  *ReactInputOffset  `json:"offset,omitempty"`
 }
 
-// ReactInputContent is the schema at /inputSchema/properties/content of tool "react": one of the constants below.
+// ReactInputContent is the schema at /inputSchema/properties/content of tool "react": one of
+// the constants below.
 //
 // The reaction.
 type ReactInputContent string
@@ -64,7 +65,8 @@ func (v *ReactInputContent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReactInputSort is the schema at /inputSchema/properties/sort of tool "react": one of the constants below.
+// ReactInputSort is the schema at /inputSchema/properties/sort of tool "react": one of the
+// constants below.
 type ReactInputSort string
 
 // The values of ReactInputSort.
@@ -101,7 +103,8 @@ func (v *ReactInputSort) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReactInputAnswer is the schema at /inputSchema/properties/answer of tool "react": one of the constants below.
+// ReactInputAnswer is the schema at /inputSchema/properties/answer of tool "react": one of the
+// constants below.
 type ReactInputAnswer string
 
 // The values of ReactInputAnswer.
@@ -138,7 +141,8 @@ func (v *ReactInputAnswer) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReactInputConfirm is the schema at /inputSchema/properties/confirm of tool "react": one of the constants below.
+// ReactInputConfirm is the schema at /inputSchema/properties/confirm of tool "react": one of
+// the constants below.
 type ReactInputConfirm string
 
 // The values of ReactInputConfirm.
@@ -177,7 +181,8 @@ func (v *ReactInputConfirm) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReactInputLang is the schema at /inputSchema/properties/lang of tool "react": one of the constants below.
+// ReactInputLang is the schema at /inputSchema/properties/lang of tool "react": one of the
+// constants below.
 type ReactInputLang string
 
 // The values of ReactInputLang.
@@ -212,7 +217,8 @@ func (v *ReactInputLang) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReactInputOffset is the schema at /inputSchema/properties/offset of tool "react": one of the constants below.
+// ReactInputOffset is the schema at /inputSchema/properties/offset of tool "react": one of the
+// constants below.
 type ReactInputOffset string
 
 // The values of ReactInputOffset.
@@ -248,8 +254,8 @@ func (v *ReactInputOffset) UnmarshalJSON(b []byte) error {
 }
 
 // ReactCall is the handle of one react call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ReactCall struct {
 	toolCall
 }

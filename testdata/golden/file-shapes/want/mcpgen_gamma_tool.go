@@ -17,8 +17,8 @@ const gammaDefinition = "{\n  \"name\": \"gamma\",\n  \"description\": \"A singl
 type GammaInput struct{}
 
 // GammaCall is the handle of one gamma call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GammaCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// deleteFileDefinition is tool delete_file as tools/list advertises it: as written in b_extra.json,
-// without mcpgen's _meta keys.
+// deleteFileDefinition is tool delete_file as tools/list advertises it: as written in
+// b_extra.json, without mcpgen's _meta keys.
 const deleteFileDefinition = "{ \"name\": \"delete_file\", \"description\": \"Deletes a file; listed after the tools of a_server.json.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // DeleteFileInput is the arguments of tool delete_file.
 type DeleteFileInput struct{}
 
-// DeleteFileCall is the handle of one delete_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// DeleteFileCall is the handle of one delete_file call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type DeleteFileCall struct {
 	toolCall
 }

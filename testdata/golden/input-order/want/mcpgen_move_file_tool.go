@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// moveFileDefinition is tool move_file as tools/list advertises it: as written in a_server.json,
-// without mcpgen's _meta keys.
+// moveFileDefinition is tool move_file as tools/list advertises it: as written in
+// a_server.json, without mcpgen's _meta keys.
 const moveFileDefinition = "{ \"name\": \"move_file\", \"description\": \"Moves a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // MoveFileInput is the arguments of tool move_file.
 type MoveFileInput struct{}
 
 // MoveFileCall is the handle of one move_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MoveFileCall struct {
 	toolCall
 }

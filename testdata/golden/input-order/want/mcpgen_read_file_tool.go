@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// readFileDefinition is tool read_file as tools/list advertises it: as written in a_server.json,
-// without mcpgen's _meta keys.
+// readFileDefinition is tool read_file as tools/list advertises it: as written in
+// a_server.json, without mcpgen's _meta keys.
 const readFileDefinition = "{ \"name\": \"read_file\", \"description\": \"Reads a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // ReadFileInput is the arguments of tool read_file.
 type ReadFileInput struct{}
 
 // ReadFileCall is the handle of one read_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ReadFileCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// writeFileDefinition is tool write_file as tools/list advertises it: as written in a_server.json,
-// without mcpgen's _meta keys.
+// writeFileDefinition is tool write_file as tools/list advertises it: as written in
+// a_server.json, without mcpgen's _meta keys.
 const writeFileDefinition = "{ \"name\": \"write_file\", \"description\": \"Writes a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // WriteFileInput is the arguments of tool write_file.
 type WriteFileInput struct{}
 
-// WriteFileCall is the handle of one write_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// WriteFileCall is the handle of one write_file call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type WriteFileCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// listEverythingDefinition is tool list_everything as tools/list advertises it: as written in response.json,
-// without mcpgen's _meta keys.
+// listEverythingDefinition is tool list_everything as tools/list advertises it: as written in
+// response.json, without mcpgen's _meta keys.
 const listEverythingDefinition = "{\n        \"name\": \"list_everything\",\n        \"inputSchema\": {}\n      }"
 
 // ListEverythingInput is the arguments of tool list_everything.
 type ListEverythingInput struct{}
 
-// ListEverythingCall is the handle of one list_everything call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ListEverythingCall is the handle of one list_everything call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type ListEverythingCall struct {
 	toolCall
 }

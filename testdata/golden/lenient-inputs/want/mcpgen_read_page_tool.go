@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// readPageDefinition is tool read_page as tools/list advertises it: as written in response.json,
-// without mcpgen's _meta keys.
+// readPageDefinition is tool read_page as tools/list advertises it: as written in
+// response.json, without mcpgen's _meta keys.
 const readPageDefinition = "{\n        \"name\": \"read_page\",\n        \"description\": \"Reads a page.\",\n        \"inputSchema\": {\n          \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n          \"properties\": {\n            \"url\": { \"type\": \"string\", \"description\": \"The page to read.\" },\n            \"limit\": { \"type\": \"integer\", \"default\": \"ten\", \"description\": \"How many lines to read.\" },\n            \"mode\": { \"type\": \"string\", \"enum\": [\"text\", \"html\"], \"default\": \"markdown\" },\n            \"depth\": { \"type\": \"integer\", \"default\": 2 }\n          },\n          \"required\": [\"url\"]\n        }\n      }"
 
 // ReadPageInput is the arguments of tool read_page.
@@ -35,7 +35,8 @@ func (v *ReadPageInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReadPageInputMode is the schema at /inputSchema/properties/mode of tool "read_page": one of the constants below.
+// ReadPageInputMode is the schema at /inputSchema/properties/mode of tool "read_page": one of
+// the constants below.
 type ReadPageInputMode string
 
 // The values of ReadPageInputMode.
@@ -69,8 +70,8 @@ func (v *ReadPageInputMode) UnmarshalJSON(b []byte) error {
 }
 
 // ReadPageCall is the handle of one read_page call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ReadPageCall struct {
 	toolCall
 }

@@ -32,8 +32,8 @@ type TagItemsInputMeta struct {
 }
 
 // TagItemsCall is the handle of one tag_items call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type TagItemsCall struct {
 	toolCall
 }

@@ -22,7 +22,8 @@ type SetLabelsInput struct {
 	Closed   *SetLabelsInputClosed                `json:"closed,omitempty"`
 }
 
-// SetLabelsInputNestedValue is the schema at /inputSchema/properties/nested/additionalProperties of tool "set_labels".
+// SetLabelsInputNestedValue is the schema at
+// /inputSchema/properties/nested/additionalProperties of tool "set_labels".
 type SetLabelsInputNestedValue struct {
 	V *bool `json:"v,omitempty"`
 }
@@ -32,9 +33,9 @@ type SetLabelsInputClosed struct {
 	A *string `json:"a,omitempty"`
 }
 
-// SetLabelsCall is the handle of one set_labels call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// SetLabelsCall is the handle of one set_labels call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type SetLabelsCall struct {
 	toolCall
 }

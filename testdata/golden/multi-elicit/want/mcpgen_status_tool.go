@@ -17,8 +17,8 @@ const statusDefinition = "{\n  \"name\": \"status\",\n  \"description\": \"Statu
 type StatusInput struct{}
 
 // StatusCall is the handle of one status call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type StatusCall struct {
 	toolCall
 }

@@ -19,8 +19,8 @@ type ByRefArgs struct {
 }
 
 // ByRefCall is the handle of one by_ref call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ByRefCall struct {
 	toolCall
 }

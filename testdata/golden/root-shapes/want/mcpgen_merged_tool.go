@@ -20,8 +20,8 @@ type MergedInput struct {
 }
 
 // MergedCall is the handle of one merged call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MergedCall struct {
 	toolCall
 }

@@ -20,8 +20,8 @@ type Tool02Input struct {
 }
 
 // Tool02Call is the handle of one tool_02 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool02Call struct {
 	toolCall
 }

@@ -20,8 +20,8 @@ type Tool06Input struct {
 }
 
 // Tool06Call is the handle of one tool_06 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool06Call struct {
 	toolCall
 }

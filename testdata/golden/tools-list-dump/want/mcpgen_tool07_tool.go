@@ -20,8 +20,8 @@ type Tool07Input struct {
 }
 
 // Tool07Call is the handle of one tool_07 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool07Call struct {
 	toolCall
 }

@@ -20,8 +20,8 @@ type Tool08Input struct {
 }
 
 // Tool08Call is the handle of one tool_08 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool08Call struct {
 	toolCall
 }

@@ -20,8 +20,8 @@ type Tool21Input struct {
 }
 
 // Tool21Call is the handle of one tool_21 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool21Call struct {
 	toolCall
 }

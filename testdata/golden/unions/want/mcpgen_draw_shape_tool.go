@@ -23,7 +23,8 @@ type DrawShapeInput struct {
 	Style *DrawShapeInputStyle `json:"style,omitempty"`
 }
 
-// DrawShapeInputShape is the schema at /inputSchema/properties/shape of tool "draw_shape": exactly one of its fields is set, chosen by "kind".
+// DrawShapeInputShape is the schema at /inputSchema/properties/shape of tool "draw_shape":
+// exactly one of its fields is set, chosen by "kind".
 type DrawShapeInputShape struct {
 	// Circle is set when "kind" is "circle".
 	Circle *DrawShapeCircle
@@ -87,14 +88,16 @@ type DrawShapeSquare struct {
 	Side float64 `json:"side"`
 }
 
-// DrawShapeInputShapeTriangle is the schema at /inputSchema/properties/shape/oneOf/2 of tool "draw_shape".
+// DrawShapeInputShapeTriangle is the schema at /inputSchema/properties/shape/oneOf/2 of tool
+// "draw_shape".
 type DrawShapeInputShapeTriangle struct {
 	Kind   string  `json:"kind"`
 	Base   float64 `json:"base"`
 	Height float64 `json:"height"`
 }
 
-// DrawShapeInputStyle is the schema at /inputSchema/properties/style of tool "draw_shape": exactly one of its fields is set, chosen by "fill".
+// DrawShapeInputStyle is the schema at /inputSchema/properties/style of tool "draw_shape":
+// exactly one of its fields is set, chosen by "fill".
 type DrawShapeInputStyle struct {
 	// Solid is set when "fill" is "solid".
 	Solid *DrawShapeInputStyleSolid
@@ -137,20 +140,22 @@ func (u *DrawShapeInputStyle) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("DrawShapeInputStyle: unknown fill %q", d.Value)
 }
 
-// DrawShapeInputStyleSolid is the schema at /inputSchema/properties/style/oneOf/0 of tool "draw_shape".
+// DrawShapeInputStyleSolid is the schema at /inputSchema/properties/style/oneOf/0 of tool
+// "draw_shape".
 type DrawShapeInputStyleSolid struct {
 	Fill string  `json:"fill"`
 	Rgb  *string `json:"rgb,omitempty"`
 }
 
-// DrawShapeInputStyleNone is the schema at /inputSchema/properties/style/oneOf/1 of tool "draw_shape".
+// DrawShapeInputStyleNone is the schema at /inputSchema/properties/style/oneOf/1 of tool
+// "draw_shape".
 type DrawShapeInputStyleNone struct {
 	Fill string `json:"fill"`
 }
 
-// DrawShapeCall is the handle of one draw_shape call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// DrawShapeCall is the handle of one draw_shape call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type DrawShapeCall struct {
 	toolCall
 }
