@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -50,11 +51,14 @@ type model struct {
 	tools   []*toolDef   // in input order: by file path, then position
 	elicits []*elicitDef // sorted by name
 	byName  map[string]*elicitDef
+	// declared are the names of every elicitation file, including those with
+	// errors of their own, for the suggestions of a reference to a missing one.
+	declared map[string]bool
 }
 
 // load parses and checks every input, reporting all problems at once.
 func load(inputs []InputFile, rep *reporter) *model {
-	m := &model{byName: map[string]*elicitDef{}}
+	m := &model{byName: map[string]*elicitDef{}, declared: map[string]bool{}}
 	for _, in := range inputs {
 		doc, err := jsontree.Parse(in.Data)
 		if err != nil {
@@ -100,23 +104,35 @@ func load(inputs []InputFile, rep *reporter) *model {
 	// is deterministic, and it is the order the original server listed them.
 	sort.SliceStable(m.elicits, func(i, j int) bool { return m.elicits[i].name < m.elicits[j].name })
 
+	used := map[string]bool{}
 	for _, t := range m.tools {
 		for _, ref := range t.elicitRefs {
-			if _, ok := m.byName[ref.Str]; !ok {
+			used[ref.Str] = true
+			switch {
+			case m.byName[ref.Str] != nil:
+			case m.declared[ref.Str]:
+				// The elicitation's own errors are reported where it is defined.
+			default:
 				rep.errorf(place{t.at.src, ref}, knownElicitations(m),
 					"tool %q refers to elicitation %q, which no input file defines", t.name, ref.Str)
 			}
+		}
+	}
+	for _, e := range m.elicits {
+		if !used[e.name] {
+			rep.warnf(place{e.at.src, e.at.node.Get("name")}, fmt.Sprintf("list it in a tool's _meta[%q], or remove the file", metaElicitations),
+				"no tool asks for elicitation %q; its type is generated, but no call handle offers it", e.name)
 		}
 	}
 	return m
 }
 
 func knownElicitations(m *model) string {
-	if len(m.byName) == 0 {
+	if len(m.declared) == 0 {
 		return "add an elicitation file with this name to the inputs"
 	}
-	names := make([]string, 0, len(m.byName))
-	for n := range m.byName {
+	names := make([]string, 0, len(m.declared))
+	for n := range m.declared {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -174,7 +190,7 @@ func loadDoc(src *source, m *model, rep *reporter) {
 			loadTool(place{src, el}, m, rep)
 		}
 	case root.Has("mode") || root.Has("requestedSchema"):
-		if e := loadElicitation(at, rep); e != nil {
+		if e := loadElicitation(at, m.declared, rep); e != nil {
 			m.elicits = append(m.elicits, e)
 		}
 	case root.Has("inputSchema") || root.Has("name"):
@@ -321,7 +337,7 @@ func composes(n *jsontree.Node) bool {
 	return false
 }
 
-func loadElicitation(at place, rep *reporter) *elicitDef {
+func loadElicitation(at place, declared map[string]bool, rep *reporter) *elicitDef {
 	root := at.node
 	e := &elicitDef{at: at}
 	ok := true
@@ -342,6 +358,9 @@ func loadElicitation(at place, rep *reporter) *elicitDef {
 		}
 	}
 	name, has := str(at, "name", true, "every elicitation needs a name; tools refer to it in _meta[\""+metaElicitations+"\"]", rep)
+	if has && nameRE.MatchString(name) {
+		declared[name] = true
+	}
 	if has && !nameRE.MatchString(name) {
 		rep.errorf(place{at.src, root.Get("name")}, "use 1 to 64 characters from A-Z a-z 0-9 _ - .", "elicitation name %q is outside the allowed characters", name)
 		ok = false
