@@ -69,8 +69,10 @@
 //   - _meta["mcpgen.dev/go-name"]: "Name" on a tool names its Go identifiers.
 //
 // Every _meta key starting with "mcpgen.dev/" is removed from the definition
-// that tools/list advertises (and _meta itself when nothing else is left); the
-// rest of the tool is advertised byte for byte as written.
+// that tools/list advertises (and _meta itself when nothing else is left), and
+// so is every override above where it stands as a schema keyword (also from
+// the requestedSchema that elicitation/create sends); the rest of the tool is
+// advertised byte for byte as written.
 //
 // # Generated files
 //

@@ -27,7 +27,7 @@ func (g *gen) emitElicitation(e *elicitIR) *jen.File {
 		g.Line().Id("Mode").Op(":").Lit(mode)
 		g.Line().Id("Message").Op(":").Lit(message)
 		if e.def.schema != nil {
-			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(e.def.at.src.doc.Raw(e.def.schema))))
+			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(stripOverrides(e.def.at.src.doc, e.def.schema))))
 		}
 		g.Line()
 	})
@@ -47,7 +47,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	f := g.newFile()
 	name := t.def.name
 	def := t.definitionName()
-	f.Add(comment(fmt.Sprintf("%s is tool %s as tools/list advertises it: as written in %s, without mcpgen's _meta keys.",
+	f.Add(comment(fmt.Sprintf("%s is tool %s as tools/list advertises it: as written in %s, without mcpgen's own keys.",
 		def, name, path.Base(t.def.at.src.path))))
 	f.Const().Id(def).Op("=").Lit(string(t.def.definition))
 	for _, d := range t.decls {

@@ -10,7 +10,7 @@ import (
 )
 
 // addDefinition is tool add as tools/list advertises it: as written in add.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const addDefinition = "{\n  \"name\": \"add\",\n  \"description\": \"Add two numbers and return their sum.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"a\": { \"type\": \"number\" },\n      \"b\": { \"type\": \"number\" }\n    },\n    \"required\": [\"a\", \"b\"],\n    \"additionalProperties\": false\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"sum\": { \"type\": \"number\" }\n    },\n    \"required\": [\"sum\"],\n    \"additionalProperties\": false\n  }\n}"
 
 // AddInput is the arguments of tool add.

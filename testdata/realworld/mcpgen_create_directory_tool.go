@@ -10,7 +10,7 @@ import (
 )
 
 // createDirectoryDefinition is tool create_directory as tools/list advertises it: as written
-// in filesystem.json, without mcpgen's _meta keys.
+// in filesystem.json, without mcpgen's own keys.
 const createDirectoryDefinition = "{\n      \"name\": \"create_directory\",\n      \"description\": \"Create a new directory or ensure a directory exists. Creates parent directories as needed.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"idempotentHint\": true\n      }\n    }"
 
 // CreateDirectoryInput is the arguments of tool create_directory.

@@ -10,7 +10,7 @@ import (
 )
 
 // dropTableDefinition is tool drop_table as tools/list advertises it: as written in
-// database.json, without mcpgen's _meta keys.
+// database.json, without mcpgen's own keys.
 const dropTableDefinition = "{\n      \"name\": \"drop_table\",\n      \"description\": \"Drop a table after confirmation\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"table\": {\n            \"type\": \"string\"\n          },\n          \"cascade\": {\n            \"type\": \"boolean\",\n            \"default\": false\n          }\n        },\n        \"required\": [\n          \"table\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
 
 // DropTableInput is the arguments of tool drop_table.

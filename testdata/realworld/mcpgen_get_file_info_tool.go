@@ -11,7 +11,7 @@ import (
 )
 
 // getFileInfoDefinition is tool get_file_info as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const getFileInfoDefinition = "{\n      \"name\": \"get_file_info\",\n      \"description\": \"Retrieve detailed metadata about a file or directory.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"size\": {\n            \"type\": \"integer\"\n          },\n          \"created\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"modified\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"isDirectory\": {\n            \"type\": \"boolean\"\n          },\n          \"permissions\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"size\",\n          \"modified\",\n          \"isDirectory\"\n        ]\n      }\n    }"
 
 // GetFileInfoInput is the arguments of tool get_file_info.

@@ -10,7 +10,7 @@ import (
 )
 
 // gitCreateBranchDefinition is tool git_create_branch as tools/list advertises it: as written
-// in git.json, without mcpgen's _meta keys.
+// in git.json, without mcpgen's own keys.
 const gitCreateBranchDefinition = "{\n    \"name\": \"git_create_branch\",\n    \"description\": \"Creates a new branch from an optional base branch\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"branch_name\": {\n          \"type\": \"string\"\n        },\n        \"base_branch\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"branch_name\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitCreateBranchInput is the arguments of tool git_create_branch.

@@ -10,7 +10,7 @@ import (
 )
 
 // gitDiffDefinition is tool git_diff as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gitDiffDefinition = "{\n    \"name\": \"git_diff\",\n    \"description\": \"Shows differences between branches or commits\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"target\": {\n          \"type\": \"string\"\n        },\n        \"context_lines\": {\n          \"type\": \"integer\",\n          \"default\": 3\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"target\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitDiffInput is the arguments of tool git_diff.

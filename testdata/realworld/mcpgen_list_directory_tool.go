@@ -11,7 +11,7 @@ import (
 )
 
 // listDirectoryDefinition is tool list_directory as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const listDirectoryDefinition = "{\n      \"name\": \"list_directory\",\n      \"description\": \"Get a detailed listing of all files and directories in a specified path.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"entries\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"object\",\n              \"properties\": {\n                \"name\": {\n                  \"type\": \"string\"\n                },\n                \"type\": {\n                  \"type\": \"string\",\n                  \"enum\": [\n                    \"file\",\n                    \"directory\"\n                  ]\n                },\n                \"size\": {\n                  \"type\": \"integer\"\n                }\n              },\n              \"required\": [\n                \"name\",\n                \"type\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"entries\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // ListDirectoryInput is the arguments of tool list_directory.

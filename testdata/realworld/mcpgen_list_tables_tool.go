@@ -10,7 +10,7 @@ import (
 )
 
 // listTablesDefinition is tool list_tables as tools/list advertises it: as written in
-// database.json, without mcpgen's _meta keys.
+// database.json, without mcpgen's own keys.
 const listTablesDefinition = "{\n      \"name\": \"list_tables\",\n      \"description\": \"List the tables of a schema\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"schema\": {\n            \"type\": \"string\",\n            \"default\": \"public\"\n          }\n        },\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"tables\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"tables\"\n        ]\n      }\n    }"
 
 // ListTablesInput is the arguments of tool list_tables.

@@ -10,7 +10,7 @@ import (
 )
 
 // moveFileDefinition is tool move_file as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const moveFileDefinition = "{\n      \"name\": \"move_file\",\n      \"description\": \"Move or rename files and directories.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"source\": {\n            \"type\": \"string\"\n          },\n          \"destination\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"source\",\n          \"destination\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // MoveFileInput is the arguments of tool move_file.

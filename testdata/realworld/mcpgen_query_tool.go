@@ -10,7 +10,7 @@ import (
 )
 
 // queryDefinition is tool query as tools/list advertises it: as written in database.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const queryDefinition = "{\n      \"name\": \"query\",\n      \"description\": \"Run a read-only SQL query\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"sql\": {\n            \"type\": \"string\"\n          },\n          \"params\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": [\n                \"string\",\n                \"number\",\n                \"boolean\",\n                \"null\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"sql\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"columns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          \"rows\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"array\",\n              \"items\": {}\n            }\n          },\n          \"rowCount\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"columns\",\n          \"rows\",\n          \"rowCount\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // QueryInput is the arguments of tool query.

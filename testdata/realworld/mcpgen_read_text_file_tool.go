@@ -10,7 +10,7 @@ import (
 )
 
 // readTextFileDefinition is tool read_text_file as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const readTextFileDefinition = "{\n      \"name\": \"read_text_file\",\n      \"description\": \"Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"head\": {\n            \"type\": \"number\",\n            \"description\": \"If provided, returns only the first N lines of the file\"\n          },\n          \"tail\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // ReadTextFileInput is the arguments of tool read_text_file.

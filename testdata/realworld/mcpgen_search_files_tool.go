@@ -11,7 +11,7 @@ import (
 )
 
 // searchFilesDefinition is tool search_files as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const searchFilesDefinition = "{\n      \"name\": \"search_files\",\n      \"description\": \"Recursively search for files and directories matching a pattern.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"pattern\": {\n            \"type\": \"string\"\n          },\n          \"excludePatterns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            },\n            \"default\": []\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"pattern\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // SearchFilesInput is the arguments of tool search_files.

@@ -11,7 +11,7 @@ import (
 )
 
 // updateIssueDefinition is tool update_issue as tools/list advertises it: as written in
-// tracker.json, without mcpgen's _meta keys.
+// tracker.json, without mcpgen's own keys.
 const updateIssueDefinition = "{\n      \"name\": \"update_issue\",\n      \"description\": \"Update fields of an existing issue\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issueId\": {\n            \"type\": \"string\"\n          },\n          \"state\": {\n            \"type\": \"string\",\n            \"enum\": [\n              \"open\",\n              \"in_progress\",\n              \"done\",\n              \"wont_fix\"\n            ]\n          },\n          \"fields\": {\n            \"type\": \"object\",\n            \"additionalProperties\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"issueId\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // UpdateIssueInput is the arguments of tool update_issue.

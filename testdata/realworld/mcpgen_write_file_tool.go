@@ -10,7 +10,7 @@ import (
 )
 
 // writeFileDefinition is tool write_file as tools/list advertises it: as written in
-// filesystem.json, without mcpgen's _meta keys.
+// filesystem.json, without mcpgen's own keys.
 const writeFileDefinition = "{\n      \"name\": \"write_file\",\n      \"description\": \"Create a new file or completely overwrite an existing file with new content.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"content\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"content\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
 
 // WriteFileInput is the arguments of tool write_file.

@@ -11,7 +11,7 @@ import (
 )
 
 // jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it:
-// as written in tool.json, without mcpgen's _meta keys.
+// as written in tool.json, without mcpgen's own keys.
 const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_tool\",\n  \"description\": \"Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"$defs\": {\n      \"address\": {\n        \"$anchor\": \"addressDef\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"street\": {\"type\": \"string\"},\n          \"city\": {\"type\": \"string\"}\n        }\n      }\n    },\n    \"properties\": {\n      \"name\": {\"type\": \"string\"},\n      \"address\": {\"$ref\": \"#/$defs/address\"},\n      \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]},\n      \"phone\": {\"type\": \"string\"},\n      \"email\": {\"type\": \"string\"}\n    },\n    \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}],\n    \"if\": {\n      \"properties\": {\"contactMethod\": {\"const\": \"phone\"}},\n      \"required\": [\"contactMethod\"]\n    },\n    \"then\": {\"required\": [\"phone\"]},\n    \"else\": {\"required\": [\"email\"]},\n    \"additionalProperties\": false\n  }\n}"
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.

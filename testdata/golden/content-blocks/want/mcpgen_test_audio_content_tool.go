@@ -10,7 +10,7 @@ import (
 )
 
 // testAudioContentDefinition is tool test_audio_content as tools/list advertises it: as
-// written in tools.json, without mcpgen's _meta keys.
+// written in tools.json, without mcpgen's own keys.
 const testAudioContentDefinition = "{\n    \"name\": \"test_audio_content\",\n    \"description\": \"Returns an audio block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestAudioContentInput is the arguments of tool test_audio_content.

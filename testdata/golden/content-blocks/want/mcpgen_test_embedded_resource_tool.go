@@ -10,7 +10,7 @@ import (
 )
 
 // testEmbeddedResourceDefinition is tool test_embedded_resource as tools/list advertises it:
-// as written in tools.json, without mcpgen's _meta keys.
+// as written in tools.json, without mcpgen's own keys.
 const testEmbeddedResourceDefinition = "{\n    \"name\": \"test_embedded_resource\",\n    \"description\": \"Returns an embedded resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestEmbeddedResourceInput is the arguments of tool test_embedded_resource.

@@ -10,7 +10,7 @@ import (
 )
 
 // testImageContentDefinition is tool test_image_content as tools/list advertises it: as
-// written in tools.json, without mcpgen's _meta keys.
+// written in tools.json, without mcpgen's own keys.
 const testImageContentDefinition = "{\n    \"name\": \"test_image_content\",\n    \"description\": \"Returns an image block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestImageContentInput is the arguments of tool test_image_content.

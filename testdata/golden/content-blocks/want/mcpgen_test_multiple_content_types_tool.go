@@ -10,7 +10,7 @@ import (
 )
 
 // testMultipleContentTypesDefinition is tool test_multiple_content_types as tools/list
-// advertises it: as written in tools.json, without mcpgen's _meta keys.
+// advertises it: as written in tools.json, without mcpgen's own keys.
 const testMultipleContentTypesDefinition = "{\n    \"name\": \"test_multiple_content_types\",\n    \"description\": \"Returns text, image and resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestMultipleContentTypesInput is the arguments of tool test_multiple_content_types.

@@ -10,7 +10,7 @@ import (
 )
 
 // testResourceLinkDefinition is tool test_resource_link as tools/list advertises it: as
-// written in tools.json, without mcpgen's _meta keys.
+// written in tools.json, without mcpgen's own keys.
 const testResourceLinkDefinition = "{\n    \"name\": \"test_resource_link\",\n    \"description\": \"Returns a resource link\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestResourceLinkInput is the arguments of tool test_resource_link.

@@ -10,7 +10,7 @@ import (
 )
 
 // testSimpleTextDefinition is tool test_simple_text as tools/list advertises it: as written in
-// tools.json, without mcpgen's _meta keys.
+// tools.json, without mcpgen's own keys.
 const testSimpleTextDefinition = "{\n    \"name\": \"test_simple_text\",\n    \"description\": \"Returns a text block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestSimpleTextInput is the arguments of tool test_simple_text.

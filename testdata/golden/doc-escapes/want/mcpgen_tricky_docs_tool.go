@@ -10,7 +10,7 @@ import (
 )
 
 // trickyDocsDefinition is tool tricky_docs as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const trickyDocsDefinition = "{\n  \"name\": \"tricky_docs\",\n  \"description\": \"Closes a comment */ and opens /* one;\\nuses `backticks` and \\\"quotes\\\"\\n\\n\\tand a tab, a backslash \\\\ and unicode \\u2713.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"text\": {\n        \"type\": \"string\",\n        \"description\": \"Not */ a problem\\n// nor this\",\n        \"title\": \"Text `raw`\"\n      }\n    },\n    \"required\": [\n      \"text\"\n    ]\n  }\n}"
 
 // TrickyDocsInput is the arguments of tool tricky_docs.

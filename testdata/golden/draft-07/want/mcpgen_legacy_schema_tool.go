@@ -10,7 +10,7 @@ import (
 )
 
 // legacySchemaDefinition is tool legacy_schema as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const legacySchemaDefinition = "{\n  \"name\": \"legacy_schema\",\n  \"description\": \"An input schema written for draft-07, with definitions\",\n  \"inputSchema\": {\n    \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n    \"type\": \"object\",\n    \"definitions\": {\"range\": {\"type\": \"object\", \"properties\": {\"from\": {\"type\": \"integer\"}, \"to\": {\"type\": \"integer\"}}, \"required\": [\"from\", \"to\"]}},\n    \"properties\": {\"window\": {\"$ref\": \"#/definitions/range\"}, \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"uniqueItems\": true}},\n    \"required\": [\"window\"]\n  }\n}"
 
 // LegacySchemaInput is the arguments of tool legacy_schema.

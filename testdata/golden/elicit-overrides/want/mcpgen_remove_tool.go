@@ -10,7 +10,7 @@ import (
 )
 
 // removeDefinition is tool remove as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const removeDefinition = "{\n  \"name\": \"remove\",\n  \"description\": \"Uses both forms\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
 
 // RemoveInput is the arguments of tool remove.

@@ -10,7 +10,7 @@ import (
 )
 
 // runSurveyDefinition is tool run_survey as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const runSurveyDefinition = "{\n  \"name\": \"run_survey\",\n  \"description\": \"Ask the user the survey\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // RunSurveyInput is the arguments of tool run_survey.

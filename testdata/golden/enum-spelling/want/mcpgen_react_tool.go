@@ -11,7 +11,7 @@ import (
 )
 
 // reactDefinition is tool react as tools/list advertises it: as written in tool.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const reactDefinition = "{\n  \"name\": \"react\",\n  \"description\": \"Enum values that differ only in punctuation or case.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"content\": { \"type\": \"string\", \"enum\": [\"+1\", \"-1\", \"laugh\", \"heart\"], \"description\": \"The reaction.\" },\n      \"sort\": { \"type\": \"string\", \"enum\": [\"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-heart\"] },\n      \"answer\": { \"type\": \"string\", \"enum\": [\"Y\", \"y\", \"N\", \"n\"] },\n      \"confirm\": { \"type\": \"string\", \"enum\": [\"Yes\", \"yes\", \"YES\", \"No\", \"no\"] },\n      \"lang\": { \"type\": \"string\", \"enum\": [\"c\", \"c++\", \"c#\"] },\n      \"offset\": { \"type\": \"string\", \"enum\": [\"utc-5\", \"utc+5\", \"utc\"] }\n    },\n    \"required\": [\"content\"]\n  }\n}"
 
 // ReactInput is the arguments of tool react.

@@ -10,7 +10,7 @@ import (
 )
 
 // alphaDefinition is tool alpha as tools/list advertises it: as written in array.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const alphaDefinition = "{\n    \"name\": \"alpha\",\n    \"description\": \"From an array\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // AlphaInput is the arguments of tool alpha.

@@ -10,7 +10,7 @@ import (
 )
 
 // betaDefinition is tool beta as tools/list advertises it: as written in array.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const betaDefinition = "{\n    \"name\": \"beta\",\n    \"description\": \"From an array too\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // BetaInput is the arguments of tool beta.

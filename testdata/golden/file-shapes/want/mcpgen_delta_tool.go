@@ -10,7 +10,7 @@ import (
 )
 
 // deltaDefinition is tool delta as tools/list advertises it: as written in list.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const deltaDefinition = "{\n      \"name\": \"delta\",\n      \"description\": \"From a tools/list result\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {}\n      }\n    }"
 
 // DeltaInput is the arguments of tool delta.

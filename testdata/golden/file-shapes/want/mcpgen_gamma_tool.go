@@ -10,7 +10,7 @@ import (
 )
 
 // gammaDefinition is tool gamma as tools/list advertises it: as written in single.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gammaDefinition = "{\n  \"name\": \"gamma\",\n  \"description\": \"A single tool\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // GammaInput is the arguments of tool gamma.

@@ -10,7 +10,7 @@ import (
 )
 
 // funcDefinition is tool func as tools/list advertises it: as written in tool.json, without
-// mcpgen's _meta keys.
+// mcpgen's own keys.
 const funcDefinition = "{\n  \"name\": \"func\",\n  \"description\": \"Go keywords as names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"type\": {\n        \"type\": \"string\"\n      },\n      \"func\": {\n        \"type\": \"string\"\n      },\n      \"range\": {\n        \"type\": \"string\"\n      },\n      \"map\": {\n        \"type\": \"string\"\n      },\n      \"chan\": {\n        \"type\": \"string\"\n      },\n      \"select\": {\n        \"type\": \"string\"\n      },\n      \"package\": {\n        \"type\": \"string\"\n      },\n      \"import\": {\n        \"type\": \"string\"\n      },\n      \"default\": {\n        \"type\": \"string\"\n      },\n      \"go\": {\n        \"type\": \"string\"\n      },\n      \"interface\": {\n        \"type\": \"string\"\n      },\n      \"struct\": {\n        \"type\": \"string\"\n      },\n      \"var\": {\n        \"type\": \"string\"\n      },\n      \"const\": {\n        \"type\": \"string\"\n      },\n      \"return\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // FuncInput is the arguments of tool func.

@@ -10,7 +10,7 @@ import (
 )
 
 // getUserIDDefinition is tool get_user_id as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const getUserIDDefinition = "{\n  \"name\": \"get_user_id\",\n  \"description\": \"Initialisms in names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"html_url\": {\n        \"type\": \"string\"\n      },\n      \"apiKey\": {\n        \"type\": \"string\"\n      },\n      \"httpServerURL\": {\n        \"type\": \"string\"\n      },\n      \"jsonData\": {\n        \"type\": \"string\"\n      },\n      \"userIDs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        }\n      },\n      \"sqlQuery\": {\n        \"type\": \"string\"\n      },\n      \"ip_address\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // GetUserIDInput is the arguments of tool get_user_id.

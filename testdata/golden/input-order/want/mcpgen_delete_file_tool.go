@@ -10,7 +10,7 @@ import (
 )
 
 // deleteFileDefinition is tool delete_file as tools/list advertises it: as written in
-// b_extra.json, without mcpgen's _meta keys.
+// b_extra.json, without mcpgen's own keys.
 const deleteFileDefinition = "{ \"name\": \"delete_file\", \"description\": \"Deletes a file; listed after the tools of a_server.json.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // DeleteFileInput is the arguments of tool delete_file.

@@ -10,7 +10,7 @@ import (
 )
 
 // moveFileDefinition is tool move_file as tools/list advertises it: as written in
-// a_server.json, without mcpgen's _meta keys.
+// a_server.json, without mcpgen's own keys.
 const moveFileDefinition = "{ \"name\": \"move_file\", \"description\": \"Moves a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // MoveFileInput is the arguments of tool move_file.

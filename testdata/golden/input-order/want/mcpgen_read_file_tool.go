@@ -10,7 +10,7 @@ import (
 )
 
 // readFileDefinition is tool read_file as tools/list advertises it: as written in
-// a_server.json, without mcpgen's _meta keys.
+// a_server.json, without mcpgen's own keys.
 const readFileDefinition = "{ \"name\": \"read_file\", \"description\": \"Reads a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // ReadFileInput is the arguments of tool read_file.

@@ -10,7 +10,7 @@ import (
 )
 
 // writeFileDefinition is tool write_file as tools/list advertises it: as written in
-// a_server.json, without mcpgen's _meta keys.
+// a_server.json, without mcpgen's own keys.
 const writeFileDefinition = "{ \"name\": \"write_file\", \"description\": \"Writes a file.\", \"inputSchema\": { \"type\": \"object\" } }"
 
 // WriteFileInput is the arguments of tool write_file.

@@ -10,7 +10,7 @@ import (
 )
 
 // listEverythingDefinition is tool list_everything as tools/list advertises it: as written in
-// response.json, without mcpgen's _meta keys.
+// response.json, without mcpgen's own keys.
 const listEverythingDefinition = "{\n        \"name\": \"list_everything\",\n        \"inputSchema\": {}\n      }"
 
 // ListEverythingInput is the arguments of tool list_everything.

@@ -11,7 +11,7 @@ import (
 )
 
 // readPageDefinition is tool read_page as tools/list advertises it: as written in
-// response.json, without mcpgen's _meta keys.
+// response.json, without mcpgen's own keys.
 const readPageDefinition = "{\n        \"name\": \"read_page\",\n        \"description\": \"Reads a page.\",\n        \"inputSchema\": {\n          \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n          \"properties\": {\n            \"url\": { \"type\": \"string\", \"description\": \"The page to read.\" },\n            \"limit\": { \"type\": \"integer\", \"default\": \"ten\", \"description\": \"How many lines to read.\" },\n            \"mode\": { \"type\": \"string\", \"enum\": [\"text\", \"html\"], \"default\": \"markdown\" },\n            \"depth\": { \"type\": \"integer\", \"default\": 2 }\n          },\n          \"required\": [\"url\"]\n        }\n      }"
 
 // ReadPageInput is the arguments of tool read_page.

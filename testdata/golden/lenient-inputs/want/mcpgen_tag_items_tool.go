@@ -10,7 +10,7 @@ import (
 )
 
 // tagItemsDefinition is tool tag_items as tools/list advertises it: as written in extras.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tagItemsDefinition = "{\n  \"name\": \"tag_items\",\n  \"description\": \"Tags items; labels and counts are keyed by name.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"item\": {\n        \"type\": \"object\",\n        \"properties\": { \"id\": { \"type\": \"string\" } },\n        \"required\": [\"id\"],\n        \"additionalProperties\": true\n      },\n      \"labels\": {\n        \"type\": \"object\",\n        \"patternProperties\": { \"^[a-z]+$\": { \"type\": \"string\" } },\n        \"additionalProperties\": false\n      },\n      \"counts\": {\n        \"type\": \"object\",\n        \"patternProperties\": { \"^n_\": { \"type\": \"integer\" }, \"^f_\": { \"type\": \"number\" } }\n      },\n      \"meta\": {\n        \"type\": \"object\",\n        \"properties\": { \"source\": { \"type\": \"string\" } },\n        \"additionalProperties\": {}\n      }\n    },\n    \"required\": [\"item\"]\n  }\n}"
 
 // TagItemsInput is the arguments of tool tag_items.

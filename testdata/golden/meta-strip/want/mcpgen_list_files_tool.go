@@ -10,7 +10,7 @@ import (
 )
 
 // listFilesDefinition is tool list_files as tools/list advertises it: as written in
-// only-meta.json, without mcpgen's _meta keys.
+// only-meta.json, without mcpgen's own keys.
 const listFilesDefinition = "{\"name\": \"list_files\", \"description\": \"Lists files\", \"inputSchema\": {\"type\": \"object\"}}"
 
 // ListFilesInput is the arguments of tool list_files.

@@ -10,7 +10,7 @@ import (
 )
 
 // removeFileDefinition is tool delete_file as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const removeFileDefinition = "{\n  \"name\": \"delete_file\",\n  \"title\": \"Delete a file\",\n  \"description\": \"Deletes one file after asking\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"properties\": {\"path\": {\"type\": \"string\", \"$anchor\": \"thePath\"}, \"force\": {\"type\": \"boolean\"}},\n    \"required\": [\"path\"]\n  },\n  \"annotations\": {\"destructiveHint\": true},\n  \"icons\": [{\"src\": \"https://example.com/trash.png\", \"mimeType\": \"image/png\"}],\n  \"_meta\": {\"example.com/team\": \"storage\"}\n}"
 
 // RemoveFileInput is the arguments of tool delete_file.

@@ -11,7 +11,7 @@ import (
 )
 
 // deployDefinition is tool deploy as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const deployDefinition = "{\n  \"name\": \"deploy\",\n  \"description\": \"Deploy after confirming; may need a login\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"env\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"staging\",\n          \"prod\"\n        ]\n      }\n    },\n    \"required\": [\n      \"env\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"url\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"url\"\n    ]\n  }\n}"
 
 // DeployInput is the arguments of tool deploy.

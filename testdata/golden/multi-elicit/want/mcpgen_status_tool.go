@@ -10,7 +10,7 @@ import (
 )
 
 // statusDefinition is tool status as tools/list advertises it: as written in other.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const statusDefinition = "{\n  \"name\": \"status\",\n  \"description\": \"Status needs no elicitation\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // StatusInput is the arguments of tool status.

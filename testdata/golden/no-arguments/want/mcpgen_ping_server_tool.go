@@ -10,7 +10,7 @@ import (
 )
 
 // pingServerDefinition is tool ping_server as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const pingServerDefinition = "{\n  \"name\": \"ping_server\",\n  \"description\": \"A tool without arguments\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
 
 // PingServerInput is the arguments of tool ping_server.

@@ -11,7 +11,7 @@ import (
 )
 
 // updateUserDefinition is tool update_user as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const updateUserDefinition = "{\n  \"name\": \"update_user\",\n  \"description\": \"Update a user; null clears a field\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"nickname\": {\n        \"type\": [\n          \"string\",\n          \"null\"\n        ]\n      },\n      \"age\": {\n        \"type\": [\n          \"integer\",\n          \"null\"\n        ]\n      },\n      \"manager\": {\n        \"anyOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"id\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"null\"\n          }\n        ]\n      },\n      \"tags\": {\n        \"type\": [\n          \"array\",\n          \"null\"\n        ],\n        \"items\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"level\": {\n        \"enum\": [\n          \"low\",\n          \"high\",\n          null\n        ]\n      }\n    },\n    \"required\": [\n      \"nickname\"\n    ]\n  }\n}"
 
 // UpdateUserInput is the arguments of tool update_user.

@@ -10,7 +10,7 @@ import (
 )
 
 // userProfileDashedDefinition is tool user-profile as tools/list advertises it: as written in
-// tool2.json, without mcpgen's _meta keys.
+// tool2.json, without mcpgen's own keys.
 const userProfileDashedDefinition = "{\n  \"name\": \"user-profile\",\n  \"description\": \"Same Go name as user_profile without the override\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"q\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // UserProfileDashedInput is the arguments of tool user-profile.

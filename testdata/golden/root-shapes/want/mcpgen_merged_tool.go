@@ -10,7 +10,7 @@ import (
 )
 
 // mergedDefinition is tool merged as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const mergedDefinition = "{\n    \"name\": \"merged\",\n    \"description\": \"Root is an allOf of objects\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"allOf\": [\n        {\n          \"properties\": {\n            \"a\": {\n              \"type\": \"string\"\n            }\n          },\n          \"required\": [\n            \"a\"\n          ]\n        },\n        {\n          \"properties\": {\n            \"b\": {\n              \"type\": \"integer\"\n            }\n          }\n        }\n      ]\n    }\n  }"
 
 // MergedInput is the arguments of tool merged.

@@ -10,7 +10,7 @@ import (
 )
 
 // tool07Definition is tool tool_07 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool07Definition = "{\n      \"name\": \"tool_07\",\n      \"description\": \"Dump tool number 7\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 7\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool07Input is the arguments of tool tool_07.

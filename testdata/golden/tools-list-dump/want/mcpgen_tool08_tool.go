@@ -10,7 +10,7 @@ import (
 )
 
 // tool08Definition is tool tool_08 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool08Definition = "{\n      \"name\": \"tool_08\",\n      \"description\": \"Dump tool number 8\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 8\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool08Input is the arguments of tool tool_08.

@@ -10,7 +10,7 @@ import (
 )
 
 // tool10Definition is tool tool_10 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool10Definition = "{\n      \"name\": \"tool_10\",\n      \"description\": \"Dump tool number 10\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 10\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool10Input is the arguments of tool tool_10.

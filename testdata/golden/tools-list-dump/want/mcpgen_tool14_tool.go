@@ -10,7 +10,7 @@ import (
 )
 
 // tool14Definition is tool tool_14 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool14Definition = "{\n      \"name\": \"tool_14\",\n      \"description\": \"Dump tool number 14\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 14\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool14Input is the arguments of tool tool_14.

@@ -10,7 +10,7 @@ import (
 )
 
 // tool15Definition is tool tool_15 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool15Definition = "{\n      \"name\": \"tool_15\",\n      \"description\": \"Dump tool number 15\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 15\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool15Input is the arguments of tool tool_15.

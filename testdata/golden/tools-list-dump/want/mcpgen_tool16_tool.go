@@ -10,7 +10,7 @@ import (
 )
 
 // tool16Definition is tool tool_16 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool16Definition = "{\n      \"name\": \"tool_16\",\n      \"description\": \"Dump tool number 16\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 16\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool16Input is the arguments of tool tool_16.

@@ -10,7 +10,7 @@ import (
 )
 
 // tool17Definition is tool tool_17 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool17Definition = "{\n      \"name\": \"tool_17\",\n      \"description\": \"Dump tool number 17\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 17\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool17Input is the arguments of tool tool_17.

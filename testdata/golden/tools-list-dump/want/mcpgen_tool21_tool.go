@@ -10,7 +10,7 @@ import (
 )
 
 // tool21Definition is tool tool_21 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool21Definition = "{\n      \"name\": \"tool_21\",\n      \"description\": \"Dump tool number 21\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 21\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool21Input is the arguments of tool tool_21.

@@ -10,7 +10,7 @@ import (
 )
 
 // connectAccountDefinition is tool connect_account as tools/list advertises it: as written in
-// tool.json, without mcpgen's _meta keys.
+// tool.json, without mcpgen's own keys.
 const connectAccountDefinition = "{\n  \"name\": \"connect_account\",\n  \"description\": \"Connect an account through OAuth\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"provider\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"provider\"\n    ]\n  }\n}"
 
 // ConnectAccountInput is the arguments of tool connect_account.
