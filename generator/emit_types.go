@@ -90,6 +90,8 @@ func typeExpr(t *typeRef) *jen.Statement {
 		return jen.Map(jen.String()).Add(typeExpr(t.elem))
 	case refPtr:
 		return jen.Op("*").Add(typeExpr(t.elem))
+	case refOptional:
+		return jen.Qual(runtimePkg, "Optional").Types(typeExpr(t.elem))
 	}
 	panic(fmt.Sprintf("typeExpr: unknown kind %d", t.kind))
 }
@@ -118,8 +120,11 @@ func emitStruct(f *jen.File, d *structDecl) {
 				typ = jen.Op("*").Add(typ)
 			}
 			tag := fl.jsonName
-			if fl.omitempty {
+			switch {
+			case fl.omitempty:
 				tag += ",omitempty"
+			case fl.omitzero:
+				tag += ",omitzero"
 			}
 			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": tag})
 		}

@@ -19,6 +19,7 @@ const (
 	refSlice                  // []elem
 	refMap                    // map[string]elem
 	refPtr                    // *elem
+	refOptional               // runtime.Optional[elem]: absent, null or a value
 )
 
 // typeRef is a Go type expression.
@@ -33,7 +34,7 @@ type typeRef struct {
 // to tell absence apart (slices, maps and raw JSON have nil already).
 func (t *typeRef) pointerable() bool {
 	switch t.kind {
-	case refSlice, refMap, refRaw:
+	case refSlice, refMap, refRaw, refOptional:
 		return false
 	case refBuiltin:
 		return t.name != "any"
@@ -56,6 +57,8 @@ func (t *typeRef) String() string {
 		return "map[string]" + t.elem.String()
 	case refPtr:
 		return "*" + t.elem.String()
+	case refOptional:
+		return "runtime.Optional[" + t.elem.String() + "]"
 	}
 	return "?"
 }
@@ -77,6 +80,7 @@ type field struct {
 	typ              *typeRef
 	ptr              bool // *typ
 	omitempty        bool
+	omitzero         bool // runtime.Optional: left out when absent
 	doc              []string
 	def              *defaultLit // applied when the property is absent
 }

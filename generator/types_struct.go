@@ -127,8 +127,14 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		if !req && !nullable {
 			f.def = def
 		}
-		f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
-		f.omitempty = !req && f.def == nil
+		if !req && nullable && t.kind != refRaw {
+			// "Omit to keep, null to clear": the handler must tell absent,
+			// null and a value apart, which a pointer cannot.
+			f.typ, f.def, f.omitzero = &typeRef{kind: refOptional, elem: t}, nil, true
+		} else {
+			f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
+			f.omitempty = !req && f.def == nil
+		}
 		d.fields = append(d.fields, f)
 	}
 	return ref

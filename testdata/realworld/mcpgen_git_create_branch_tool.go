@@ -15,9 +15,9 @@ const gitCreateBranchDefinition = "{\n    \"name\": \"git_create_branch\",\n    
 
 // GitCreateBranchInput is the arguments of tool git_create_branch.
 type GitCreateBranchInput struct {
-	RepoPath   string  `json:"repo_path"`
-	BranchName string  `json:"branch_name"`
-	BaseBranch *string `json:"base_branch,omitempty"`
+	RepoPath   string                   `json:"repo_path"`
+	BranchName string                   `json:"branch_name"`
+	BaseBranch runtime.Optional[string] `json:"base_branch,omitzero"`
 }
 
 // GitCreateBranchCall is the handle of one git_create_branch call: progress, logging,

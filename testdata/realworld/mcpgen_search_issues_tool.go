@@ -34,8 +34,8 @@ func (v *SearchIssuesInput) UnmarshalJSON(b []byte) error {
 
 // SearchIssuesOutput is the structured output of tool search_issues.
 type SearchIssuesOutput struct {
-	Issues     []SearchIssuesIssue `json:"issues"`
-	NextCursor *string             `json:"nextCursor,omitempty"`
+	Issues     []SearchIssuesIssue      `json:"issues"`
+	NextCursor runtime.Optional[string] `json:"nextCursor,omitzero"`
 }
 
 // SearchIssuesIssue is the schema at /outputSchema/$defs/Issue of tool "search_issues".

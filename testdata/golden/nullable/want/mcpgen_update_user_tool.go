@@ -16,11 +16,11 @@ const updateUserDefinition = "{\n  \"name\": \"update_user\",\n  \"description\"
 
 // UpdateUserInput is the arguments of tool update_user.
 type UpdateUserInput struct {
-	Nickname *string                 `json:"nickname"`
-	Age      *int64                  `json:"age,omitempty"`
-	Manager  *UpdateUserInputManager `json:"manager,omitempty"`
-	Tags     []*string               `json:"tags,omitempty"`
-	Level    *UpdateUserInputLevel   `json:"level,omitempty"`
+	Nickname *string                                  `json:"nickname"`
+	Age      runtime.Optional[int64]                  `json:"age,omitzero"`
+	Manager  runtime.Optional[UpdateUserInputManager] `json:"manager,omitzero"`
+	Tags     runtime.Optional[[]*string]              `json:"tags,omitzero"`
+	Level    runtime.Optional[UpdateUserInputLevel]   `json:"level,omitzero"`
 }
 
 // UpdateUserInputManager is the schema at /inputSchema/properties/manager/anyOf/0 of tool
