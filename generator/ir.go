@@ -12,14 +12,14 @@ import (
 type refKind int
 
 const (
-	refNamed   refKind = iota // a declared type of the package
-	refBuiltin                // string, int64, float64, bool, any, int32
-	refTime                   // time.Time
-	refRaw                    // json.RawMessage
-	refSlice                  // []elem
-	refMap                    // map[string]elem
-	refPtr                    // *elem
-	refOptional               // runtime.Optional[elem]: absent, null or a value
+	refNamed    refKind = iota // a declared type of the package
+	refBuiltin                 // string, int64, float64, bool, any, int32
+	refTime                    // time.Time
+	refRaw                     // json.RawMessage
+	refSlice                   // []elem
+	refMap                     // map[string]elem
+	refPtr                     // *elem
+	refOptional                // runtime.Optional[elem]: absent, null or a value
 )
 
 // typeRef is a Go type expression.
@@ -63,7 +63,7 @@ func (t *typeRef) String() string {
 	return "?"
 }
 
-// decl is a named type declaration: *structDecl, *enumDecl or *unionDecl.
+// decl is a named type declaration: *structDecl, *enumDecl, *unionDecl or *choiceDecl.
 type decl interface{ declName() string }
 
 // structDecl is a struct for an object schema.
@@ -129,12 +129,32 @@ type unionDecl struct {
 
 // variant is one branch of a union.
 type variant struct {
-	field     string // field of the union struct
-	value     string // discriminator value
+	field     string   // field of the union struct
+	values    []string // the discriminator values that select it
 	typ       *typeRef
-	discField string // Go field of the discriminator in the variant struct
+	discField string // Go field of a single-valued discriminator, set when encoding
 }
 
+// choiceDecl is a oneOf/anyOf (or a "type" array) without a discriminator:
+// exactly one of its fields is set, chosen by the kind of the JSON value and,
+// among objects, by which key is present.
+type choiceDecl struct {
+	name   string
+	origin string
+	doc    []string
+	fields []choiceField
+}
+
+// choiceField is one branch of a choice.
+type choiceField struct {
+	field string
+	kind  string // string, number, boolean, array or object
+	key   string // objects: the key that selects this branch ("" for the one taking the rest)
+	typ   *typeRef
+	doc   []string
+}
+
+func (d *choiceDecl) declName() string { return d.name }
 func (d *structDecl) declName() string { return d.name }
 func (d *enumDecl) declName() string   { return d.name }
 func (d *unionDecl) declName() string  { return d.name }

@@ -207,6 +207,9 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 			}
 		}
 	case refNamed:
+		if _, ok := t.decl.(*choiceDecl); ok {
+			return rawDefault() // its UnmarshalJSON picks the field by kind
+		}
 		e, ok := t.decl.(*enumDecl)
 		if !ok {
 			if d.Kind == jsontree.Object {

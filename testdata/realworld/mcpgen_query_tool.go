@@ -3,8 +3,10 @@
 package realworld
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -15,8 +17,52 @@ const queryDefinition = "{\n      \"name\": \"query\",\n      \"description\": \
 
 // QueryInput is the arguments of tool query.
 type QueryInput struct {
-	SQL    string            `json:"sql"`
-	Params []json.RawMessage `json:"params,omitempty"`
+	SQL    string                  `json:"sql"`
+	Params []*QueryInputParamsItem `json:"params,omitempty"`
+}
+
+// QueryInputParamsItem is the schema at /inputSchema/properties/params/items of tool "query":
+// exactly one of its fields is set, chosen by the kind of the JSON value.
+type QueryInputParamsItem struct {
+	// String is set when the value is a JSON string.
+	String *string
+	// Number is set when the value is a JSON number.
+	Number *float64
+	// Boolean is set when the value is a JSON boolean.
+	Boolean *bool
+}
+
+// MarshalJSON writes the field that is set.
+func (u QueryInputParamsItem) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return json.Marshal(u.String)
+	case u.Number != nil:
+		return json.Marshal(u.Number)
+	case u.Boolean != nil:
+		return json.Marshal(u.Boolean)
+	}
+	return nil, errors.New("QueryInputParamsItem: no field is set")
+}
+
+// UnmarshalJSON decodes the field that the kind of the value selects; null sets none.
+func (u *QueryInputParamsItem) UnmarshalJSON(b []byte) error {
+	*u = QueryInputParamsItem{}
+	v := bytes.TrimLeft(b, " \t\r\n")
+	if len(v) == 0 || v[0] == 'n' {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		u.String = new(string)
+		return json.Unmarshal(b, u.String)
+	case 't', 'f':
+		u.Boolean = new(bool)
+		return json.Unmarshal(b, u.Boolean)
+	default:
+		u.Number = new(float64)
+		return json.Unmarshal(b, u.Number)
+	}
 }
 
 // QueryOutput is the structured output of tool query.

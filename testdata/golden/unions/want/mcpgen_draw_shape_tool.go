@@ -3,6 +3,7 @@
 package unions
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,7 @@ const drawShapeDefinition = "{\n  \"name\": \"draw_shape\",\n  \"description\": 
 type DrawShapeInput struct {
 	Shape DrawShapeInputShape `json:"shape"`
 	// Not discriminated: falls back with a warning
-	Color json.RawMessage      `json:"color,omitempty"`
+	Color *DrawShapeInputColor `json:"color,omitempty"`
 	Style *DrawShapeInputStyle `json:"style,omitempty"`
 }
 
@@ -94,6 +95,45 @@ type DrawShapeInputShapeTriangle struct {
 	Kind   string  `json:"kind"`
 	Base   float64 `json:"base"`
 	Height float64 `json:"height"`
+}
+
+// DrawShapeInputColor is the schema at /inputSchema/properties/color of tool "draw_shape":
+// exactly one of its fields is set, chosen by the kind of the JSON value.
+//
+// Not discriminated: falls back with a warning
+type DrawShapeInputColor struct {
+	// String is set when the value is a JSON string.
+	String *string
+	// Integer is set when the value is a JSON integer.
+	Integer *int64
+}
+
+// MarshalJSON writes the field that is set.
+func (u DrawShapeInputColor) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return json.Marshal(u.String)
+	case u.Integer != nil:
+		return json.Marshal(u.Integer)
+	}
+	return nil, errors.New("DrawShapeInputColor: no field is set")
+}
+
+// UnmarshalJSON decodes the field that the kind of the value selects; null sets none.
+func (u *DrawShapeInputColor) UnmarshalJSON(b []byte) error {
+	*u = DrawShapeInputColor{}
+	v := bytes.TrimLeft(b, " \t\r\n")
+	if len(v) == 0 || v[0] == 'n' {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		u.String = new(string)
+		return json.Unmarshal(b, u.String)
+	default:
+		u.Integer = new(int64)
+		return json.Unmarshal(b, u.Integer)
+	}
 }
 
 // DrawShapeInputStyle is the schema at /inputSchema/properties/style of tool "draw_shape":
