@@ -229,6 +229,7 @@ type registeredTool struct {
 	input        *jsonschema.Schema
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 	flat         *flatSchema   // the allocation-free fast path of input, or nil
+	keys         *keyShape     // the names input declares, for an exact decode
 }
 
 // NewServer returns a Server with no tools.
@@ -312,7 +313,7 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema)}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema)}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages = nil
