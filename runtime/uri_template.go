@@ -28,7 +28,8 @@ func (v URIVars) Get(name string) string {
 //     than / ? # (and , between several names; . when a {.label} follows);
 //     required.
 //   - {+var} (reserved) and {#var} (fragment): one or more of any
-//     character, / included; required.
+//     character, / included (the shortest that lets the rest match, so a
+//     query the template declares is not taken in); required.
 //   - {/var} and {/var*} (path segments), {.var} and {.var*} (labels): one
 //     segment, or any number for an exploded variable; optional, as an
 //     undefined variable expands to nothing.
@@ -152,12 +153,12 @@ func parseURITemplate(raw string) (*uriTemplate, error) {
 				v.sep = ","
 			}
 		case '+':
-			re.WriteString(`(.+)`)
+			re.WriteString(`(.+?)`)
 			if explode {
 				v.sep = ","
 			}
 		case '#':
-			re.WriteString(`#(.+)`)
+			re.WriteString(`#(.+?)`)
 			if explode {
 				v.sep = ","
 			}

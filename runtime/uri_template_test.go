@@ -26,6 +26,7 @@ func TestURITemplateMatch(t *testing.T) {
 		{"x://{list*}", "x://red,green", URIVars{"list": {"red", "green"}}},
 		{"file:///{+path}", "file:///a/b/c.txt", URIVars{"path": {"a/b/c.txt"}}},
 		{"file:///{+path}", "file:///", nil},
+		{"file:///{+path}{?rev}", "file:///a/b?rev=2", URIVars{"path": {"a/b"}, "rev": {"2"}}},
 		{"file:///{path}", "file:///a/b/c.txt", nil},
 		{"manuals://{+path}/index", "manuals://a/b/index", URIVars{"path": {"a/b"}}},
 		{"x://doc{#frag}", "x://doc#sec1", URIVars{"frag": {"sec1"}}},
