@@ -306,3 +306,62 @@ func TestFeaturePagination(t *testing.T) {
 		t.Errorf("cursor past the end: %s", r.body)
 	}
 }
+
+// TestSubscribeEveryTransport: resources/subscribe and unsubscribe answer
+// {} in legacy sessions (HTTP and stdio) and -32601 in 2026-07-28 (HTTP and
+// stdio), which has subscriptions/listen instead.
+func TestSubscribeEveryTransport(t *testing.T) {
+	noLeaks(t)
+	for i, tr := range parityTransports(t, nil, registerFeatures) {
+		for _, m := range []string{"resources/subscribe", "resources/unsubscribe"} {
+			r := tr.send(t, 20+i, m, map[string]any{"uri": "test://doc"})
+			if strings.HasPrefix(tr.name, "2026-07-28") {
+				if r.Error == nil || r.Error.Code != CodeMethodNotFound {
+					t.Errorf("%s %s: %+v, want -32601", tr.name, m, r)
+				}
+			} else if r.Error != nil || string(r.Result) != "{}" {
+				t.Errorf("%s %s: %+v %s, want {}", tr.name, m, r.Error, r.Result)
+			}
+		}
+	}
+}
+
+// TestFeatureRegistrationErrors: bad registrations fail with an error that
+// names the prompt, resource or template and what is wrong.
+func TestFeatureRegistrationErrors(t *testing.T) {
+	s := NewServer(Options{})
+	defer s.Close()
+	ph := func(context.Context, *Call, map[string]string) (*PromptResult, error) { return nil, nil }
+	rh := func(context.Context, *Call, string) (*ResourceResult, error) { return nil, nil }
+	th := func(context.Context, *Call, string, URIVars) (*ResourceResult, error) { return nil, nil }
+	noop := func(context.Context, CompletionRequest) (*Completion, error) { return nil, nil }
+	if err := s.AddPrompt(Prompt{Name: "p", Definition: json.RawMessage(`{"name":"p"}`), Handler: ph}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{s.AddPrompt(Prompt{Name: "p", Definition: json.RawMessage(`{"name":"p"}`), Handler: ph}), `prompt "p" is already registered`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"other"}`), Handler: ph}), `prompt "q": definition names "other"`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"q"`), Handler: ph}), `prompt "q": definition:`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"q"}`)}), `prompt "q": no handler`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"q","arguments":[{"name":"a"},{"name":"a"}]}`), Handler: ph}), `arguments[1]`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"q"}`), Handler: ph, Complete: map[string]CompletionHandler{"x": noop}}), `"x", which is not one of its arguments`},
+		{s.AddPrompt(Prompt{Name: "q", Definition: json.RawMessage(`{"name":"q"}`), Handler: ph,
+			Elicitations: []*Elicitation{{Name: "bad", Mode: "form", RequestedSchema: json.RawMessage(`{"type":7}`)}}}), `prompt "q": elicitation "bad"`},
+		{s.AddResource(Resource{URI: "a://b", Definition: json.RawMessage(`{"uri":"a://c","name":"b"}`), Handler: rh}), `resource "a://b": definition has uri "a://c"`},
+		{s.AddResource(Resource{URI: "a://b", Definition: json.RawMessage(`{"uri":"a://b"}`), Handler: rh}), `has no name`},
+		{s.AddResource(Resource{URI: "a://b", Definition: json.RawMessage(`{"uri":"a://b","name":"b"}`), Handler: rh, Cache: &CacheHint{Scope: "shared"}}), `cache scope "shared"`},
+		{s.AddResource(Resource{URI: "a://b", Definition: json.RawMessage(`{"uri":"a://b","name":"b"}`), Handler: rh, Cache: &CacheHint{TTL: -1, Scope: CachePublic}}), `negative`},
+		{s.AddResourceTemplate(ResourceTemplate{URITemplate: "a://{x", Definition: json.RawMessage(`{"uriTemplate":"a://{x","name":"t"}`), Handler: th}), `unclosed {`},
+		{s.AddResourceTemplate(ResourceTemplate{URITemplate: "a://{x}", Definition: json.RawMessage(`{"uriTemplate":"a://{x}","name":"t"}`), Handler: th,
+			Complete: map[string]CompletionHandler{"y": noop}}), `"y", which is not one of its variables`},
+		{s.AddResourceTemplate(ResourceTemplate{URITemplate: "a://{x}", Definition: json.RawMessage(`{"uriTemplate":"a://{y}","name":"t"}`), Handler: th}), `definition has uriTemplate "a://{y}"`},
+	}
+	for i, tc := range cases {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("case %d: error %v, want %q", i, tc.err, tc.want)
+		}
+	}
+}

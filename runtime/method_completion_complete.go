@@ -68,7 +68,7 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 	}
 	res, err := s.runCompletion(ctx, h, CompletionRequest{Argument: *arg.Name, Value: *arg.Value, Context: cctx.Arguments})
 	if err != nil {
-		return failure(featureError("completion of", *arg.Name, err))
+		return failure(featureError("the completion handler of", *arg.Name, err))
 	}
 	return resultOf(res.result())
 }

@@ -36,8 +36,7 @@ type Prompt struct {
 
 // PromptResult is the result of one prompts/get.
 type PromptResult struct {
-	// Description overrides nothing; it is sent as the result's description
-	// when not empty.
+	// Description is sent as the result's description when not empty.
 	Description string
 	Messages    []PromptMessage
 }
@@ -163,7 +162,7 @@ func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// promptArguments decodes prompts/get's arguments: an object of strings
+// arguments decodes prompts/get's arguments: an object of strings
 // ({} when absent) holding every required argument.
 func (p *registeredPrompt) arguments(raw json.RawMessage) (map[string]string, *Error) {
 	args := map[string]string{}
