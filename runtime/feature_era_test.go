@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestResourceNotFoundPerEra: an unknown URI, a template handler's
@@ -93,6 +94,13 @@ func TestModernPromptAndResourceRounds(t *testing.T) {
 	res = c.call("resources/templates/list", nil).result(t)
 	if res["ttlMs"] != 60000.0 || res["cacheScope"] != "public" {
 		t.Errorf("templates list default hint = %v", res)
+	}
+	if err := s.SetListCache("tools/list", CacheHint{TTL: 1500 * time.Millisecond, Scope: CachePrivate}); err != nil {
+		t.Fatal(err)
+	}
+	res = c.call("tools/list", nil).result(t)
+	if res["ttlMs"] != 1500.0 || res["cacheScope"] != "private" {
+		t.Errorf("tools/list with SetListCache = %v", res)
 	}
 	if err := s.SetListCache("tools/call", CacheHint{Scope: CachePublic}); err == nil {
 		t.Error("SetListCache accepted a method that is no list")
