@@ -17,12 +17,12 @@ func TestRequestStateSealOpen(t *testing.T) {
 	s.now = func() time.Time { return now }
 	digest, _ := argsDigest(json.RawMessage(`{"b":1,"a":[true,"x"]}`))
 	in := &requestState{Method: "tools/call", Name: "t", Digest: digest,
-		Answers: map[string]answer{"k": {Question: "q1", Result: json.RawMessage(`{"action":"accept"}`)}}, Handler: []byte("hs")}
+		Answers: map[string]answer{"k": {Question: "q1", Result: json.RawMessage(`{"action":"accept"}`)}}, Handler: []byte("handler-state")}
 	tok, err := s.seal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(tok, "accept") || strings.Contains(tok, "hs") {
+	if strings.Contains(tok, "accept") || strings.Contains(tok, "handler-state") {
 		t.Errorf("the token leaks its contents: %s", tok)
 	}
 
@@ -32,7 +32,7 @@ func TestRequestStateSealOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Answers["k"].Question != "q1" || string(got.Answers["k"].Result) != `{"action":"accept"}` || string(got.Handler) != "hs" {
+	if got.Answers["k"].Question != "q1" || string(got.Answers["k"].Result) != `{"action":"accept"}` || string(got.Handler) != "handler-state" {
 		t.Errorf("opened %+v", got)
 	}
 
