@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +48,48 @@ type uriTemplate struct {
 	vars  []templateVar // in capture-group order, non-query variables
 	query []string      // query variable names
 	names []string      // every variable name, in template order
+}
+
+// URITemplateVar is one variable of a URI template, as a handler receives
+// it in URIVars.
+type URITemplateVar struct {
+	Name string
+	// List: the variable is exploded ({/path*}, {list*}) and may have
+	// several values; otherwise it has at most one.
+	List bool
+	// Optional: a URI may leave it out ({/seg}, {.ext}, {?q}); otherwise
+	// every matching URI has it.
+	Optional bool
+}
+
+// URITemplateVariables parses template with the rules resources/read
+// matches by and returns its variables in template order, or the error
+// AddResourceTemplate would return. The generator uses it to type a
+// template's parameters.
+func URITemplateVariables(template string) ([]URITemplateVar, error) {
+	t, err := parseURITemplate(template)
+	if err != nil {
+		return nil, err
+	}
+	var out []URITemplateVar
+	for _, v := range t.vars {
+		for _, n := range v.names {
+			out = append(out, URITemplateVar{Name: n, List: v.sep != "",
+				Optional: v.op == '/' || v.op == '.' || len(v.names) > 1 && n != v.names[0]})
+		}
+	}
+	for _, n := range t.query {
+		out = append(out, URITemplateVar{Name: n, Optional: true})
+	}
+	// t.vars and t.query are in capture order; give them back in template order.
+	order := map[string]int{}
+	for i, n := range t.names {
+		if _, ok := order[n]; !ok {
+			order[n] = i
+		}
+	}
+	slices.SortStableFunc(out, func(a, b URITemplateVar) int { return order[a.Name] - order[b.Name] })
+	return out, nil
 }
 
 // templateVar is one non-query capture of a template.

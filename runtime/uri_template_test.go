@@ -91,3 +91,25 @@ func TestURITemplateParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestURITemplateVariables: what the generator learns of a template's
+// variables.
+func TestURITemplateVariables(t *testing.T) {
+	got, err := URITemplateVariables("repo://{owner}/{repo}/contents{/path*}{?ref,depth}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []URITemplateVar{{Name: "owner"}, {Name: "repo"}, {Name: "path", List: true, Optional: true},
+		{Name: "ref", Optional: true}, {Name: "depth", Optional: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	got, _ = URITemplateVariables("x://{a,b}{.ext}")
+	want = []URITemplateVar{{Name: "a"}, {Name: "b", Optional: true}, {Name: "ext", Optional: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	if _, err := URITemplateVariables("x://{a:3}"); err == nil {
+		t.Error("a prefix modifier was accepted")
+	}
+}
