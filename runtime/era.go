@@ -40,6 +40,8 @@ type era interface {
 	// handler's own (a malformed answer, or questions the client must answer
 	// first), or false to let the handler's return stand.
 	closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool)
+	// resourceNotFound is the error of a resources/read of an unknown URI.
+	resourceNotFound(uri string) *Error
 }
 
 // eraKind names an era in the method table.

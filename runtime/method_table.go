@@ -17,6 +17,15 @@ var methodTable = map[string]methodEntry{
 	"subscriptions/listen": {modernEra, (*Server).listen},
 	"tools/list":           {everyEra, (*Server).listTools},
 	"tools/call":           {everyEra, (*Server).callTool},
+
+	"prompts/list":             {everyEra, (*Server).listPrompts},
+	"prompts/get":              {everyEra, (*Server).getPrompt},
+	"resources/list":           {everyEra, (*Server).listResources},
+	"resources/templates/list": {everyEra, (*Server).listResourceTemplates},
+	"resources/read":           {everyEra, (*Server).readResource},
+	"resources/subscribe":      {legacyEra, (*Server).subscribeResource},
+	"resources/unsubscribe":    {legacyEra, (*Server).unsubscribeResource},
+	"completion/complete":      {everyEra, (*Server).complete},
 }
 
 // methodEntry is one row of the method table.

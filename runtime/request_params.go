@@ -18,6 +18,9 @@ type requestParams struct {
 	Arguments      json.RawMessage     // tools/call, prompts/get
 	InputResponses json.RawMessage     // 2026-07-28 retries
 	Notifications  *subscriptionFilter // subscriptions/listen
+	Ref            json.RawMessage     // completion/complete
+	Argument       json.RawMessage     // completion/complete
+	Context        json.RawMessage     // completion/complete
 	RequestID      json.RawMessage     // notifications/cancelled
 	// initialize.
 	ProtocolVersion *string
@@ -93,6 +96,12 @@ func decodeParams(p *requestParams, raw json.RawMessage) {
 			p.Arguments = v
 		case "inputResponses":
 			p.InputResponses = v
+		case "ref":
+			p.Ref = v
+		case "argument":
+			p.Argument = v
+		case "context":
+			p.Context = v
 		case "requestId":
 			p.RequestID = v
 		case "capabilities":

@@ -212,10 +212,12 @@ type Server struct {
 	closing    atomic.Bool
 	janitor    janitor
 
-	serverInfo   json.RawMessage // the Implementation object, encoded once, for every era
-	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
-	sealer       *stateSealer    // seals 2026-07-28 requestState
-	listeners    *listenHub      // open subscriptions/listen streams
+	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
+	sealer     *stateSealer    // seals 2026-07-28 requestState
+	listeners  *listenHub      // open subscriptions/listen streams
+
+	features featureRegistry // prompts, resources and resource templates
+	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
@@ -264,12 +266,14 @@ func NewServer(opts Options) *Server {
 	sealer.ttl = opts.RequestStateTTL
 	s.sealer = sealer
 	s.listeners = newListenHub()
+	if opts.Bus != nil {
+		s.followChanges()
+	}
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
-	s.capabilities = json.RawMessage(`{"tools":{"listChanged":true},"logging":{}}`)
 	s.listenSignals()
 	return s
 }

@@ -246,8 +246,18 @@ func (sess *session) version() string {
 	return sess.state.ProtocolVersion
 }
 
-// update changes the state and saves it.
+// update changes the state and saves it. It starts from the stored state,
+// which another replica may have changed since this one read it (a log
+// level, a resource subscription); a store that cannot be read leaves the
+// local copy to start from.
 func (sess *session) update(ctx context.Context, f func(*SessionState)) error {
+	if !sess.stdio {
+		if stored, err := sess.srv.sessionStore.Load(ctx, sess.id); err == nil && stored.ID == sess.id {
+			sess.mu.Lock()
+			sess.state = stored
+			sess.mu.Unlock()
+		}
+	}
 	sess.mu.Lock()
 	f(&sess.state)
 	st := sess.state

@@ -20,6 +20,9 @@ type SessionState struct {
 	ClientInfo         json.RawMessage `json:"clientInfo,omitempty"`
 	LogLevel           LogLevel        `json:"logLevel,omitempty"`
 	Initialized        bool            `json:"initialized,omitempty"`
+	// Subscriptions are the resource URIs the client subscribed to
+	// (resources/subscribe), in subscription order.
+	Subscriptions []string `json:"subscriptions,omitempty"`
 }
 
 // SessionStore keeps legacy sessions. The in-memory default serves one

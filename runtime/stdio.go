@@ -33,6 +33,8 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	out := sess.newStream(0, true, false)
 	out.stdio = true
 	defer s.pending.DeleteSession(context.Background(), sess.id)
+	s.changes.addStdio(sess, out)
+	defer s.changes.removeStdio(sess)
 
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- writeLines(w, out) }()
