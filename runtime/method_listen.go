@@ -31,6 +31,10 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 	l := &listenStream{filter: honoured, events: make(chan string, 1)}
 	s.listeners.add(l)
 	defer s.listeners.remove(l)
+	if s.observing() {
+		s.streamEvent(ctx, StreamOpened, "listen", nil, transportOf(ctx))
+		defer s.streamEvent(ctx, StreamClosed, "listen", nil, transportOf(ctx))
+	}
 
 	ack := struct {
 		Notifications subscriptionFilter         `json:"notifications"`

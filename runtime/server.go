@@ -76,6 +76,11 @@ type Options struct {
 	// Bus carries fallback messages to the replica that holds a session's GET
 	// stream; nil means one process.
 	Bus SessionBus
+
+	// Interceptors wrap every incoming request, every server-to-client
+	// request and observe runtime events, the first outermost (see
+	// Interceptor); nil means none, at no cost.
+	Interceptors []Interceptor
 }
 
 // withDefaults fills in the zero fields.
@@ -134,6 +139,8 @@ type Server struct {
 	sealer       *stateSealer    // seals 2026-07-28 requestState
 	listeners    *listenHub      // open subscriptions/listen streams
 
+	icpt *interceptors // Options.Interceptors composed; nil when none
+
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
 }
@@ -174,6 +181,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.sealer = sealer
 	s.listeners = newListenHub()
+	s.icpt = newInterceptors(s, opts.Interceptors)
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
