@@ -22,6 +22,8 @@ type request struct {
 	// to the legacy era; it is nil in 2026-07-28 and for an initialize over
 	// HTTP, which has no session yet.
 	sess *session
+	// info is the request as interceptors see it; nil without interceptors.
+	info *IncomingRequest
 }
 
 // era is what differs between the protocol generations, as a method needs

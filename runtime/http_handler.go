@@ -30,6 +30,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: host not allowed"})
 		return
 	}
+	r = s.withHTTPRequest(r)
 	switch r.Method {
 	case http.MethodPost:
 		s.servePOST(w, r)

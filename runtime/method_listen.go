@@ -35,6 +35,10 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 	l := newListenStream(honoured)
 	s.listeners.add(l)
 	defer s.listeners.remove(l)
+	if s.observing() {
+		s.streamEvent(ctx, StreamOpened, "listen", nil, transportOf(ctx))
+		defer s.streamEvent(ctx, StreamClosed, "listen", nil, transportOf(ctx))
+	}
 
 	ack := struct {
 		Notifications subscriptionFilter         `json:"notifications"`

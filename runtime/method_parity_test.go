@@ -117,6 +117,11 @@ func parityOutcome(t *testing.T, m rpc) string {
 // parityTransports are the four era/transport pairs, each with its own
 // server holding tools and whatever register adds.
 func parityTransports(t *testing.T, tools []Tool, register ...func(*testing.T, *Server)) []parityTransport {
+	return parityTransportsWith(t, Options{}, tools, register...)
+}
+
+// parityTransportsWith is parityTransports with servers made from opts.
+func parityTransportsWith(t *testing.T, opts Options, tools []Tool, register ...func(*testing.T, *Server)) []parityTransport {
 	setup := func(s *Server) {
 		for _, r := range register {
 			r(t, s)
@@ -125,7 +130,7 @@ func parityTransports(t *testing.T, tools []Tool, register ...func(*testing.T, *
 	// Clients of every transport declare no capability, so a tool that needs
 	// one fails the same way everywhere.
 	legacyHTTP := func() parityTransport {
-		s, ts := legacyServer(t, Options{}, tools...)
+		s, ts := legacyServer(t, opts, tools...)
 		setup(s)
 		c := newClient(t, ts)
 		c.initialize(Version20251125, `{}`)
@@ -134,7 +139,12 @@ func parityTransports(t *testing.T, tools []Tool, register ...func(*testing.T, *
 		}}
 	}
 	modernHTTP := func() parityTransport {
-		s := newTestServer(t, tools...)
+		s := NewServer(opts)
+		for _, tool := range tools {
+			if err := s.AddTool(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
 		setup(s)
 		ts := httptest.NewServer(s)
 		t.Cleanup(ts.Close)
@@ -164,7 +174,7 @@ func parityTransports(t *testing.T, tools []Tool, register ...func(*testing.T, *
 		}}
 	}
 	stdio := func(name string, meta map[string]any, initialize bool) parityTransport {
-		s := NewServer(Options{})
+		s := NewServer(opts)
 		t.Cleanup(func() { s.Close() })
 		for _, tool := range tools {
 			if err := s.AddTool(tool); err != nil {

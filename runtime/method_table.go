@@ -34,11 +34,20 @@ type methodEntry struct {
 	serve func(s *Server, ctx context.Context, rq *request) outcome
 }
 
-// serve runs one request's method. A method the request's era lacks is
+// serve runs one request: through Options.Interceptors when there are any
+// (interceptor_chain.go), which end in serveMethod.
+func (s *Server) serve(ctx context.Context, rq *request) outcome {
+	if s.icpt != nil {
+		return s.intercepted(ctx, rq)
+	}
+	return s.serveMethod(ctx, rq)
+}
+
+// serveMethod runs one request's method. A method the request's era lacks is
 // -32601 (which 2026-07-28 sends with HTTP 404). Every request counts for
 // graceful shutdown while it runs; once the server is draining, new ones
 // are refused.
-func (s *Server) serve(ctx context.Context, rq *request) outcome {
+func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
 	m, ok := methodTable[rq.method]
 	switch {
 	case !ok:

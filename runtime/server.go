@@ -138,6 +138,11 @@ type Options struct {
 	// Bus carries fallback messages to the replica that holds a session's GET
 	// stream; nil means one process.
 	Bus SessionBus
+
+	// Interceptors wrap every incoming request, every server-to-client
+	// request and observe runtime events, the first outermost (see
+	// Interceptor); nil means none, at no cost.
+	Interceptors []Interceptor
 }
 
 // withDefaults fills in the zero fields.
@@ -221,6 +226,8 @@ type Server struct {
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
+	icpt *interceptors // Options.Interceptors composed; nil when none
+
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
 }
@@ -269,6 +276,7 @@ func NewServer(opts Options) *Server {
 	if opts.Bus != nil {
 		s.followChanges()
 	}
+	s.icpt = newInterceptors(s, opts.Interceptors)
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`

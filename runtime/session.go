@@ -22,6 +22,7 @@ type session struct {
 	cancel func()          // ends ctx with cause ErrSessionNotFound
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
+	openedAt atomic.Int64 // unix nanoseconds of its SessionOpened event; 0 when none is owed a SessionClosed
 
 	mu              sync.Mutex
 	state           SessionState
@@ -104,6 +105,7 @@ func (s *Server) createSession(ctx context.Context, st SessionState) (*session, 
 		return nil, err
 	}
 	s.startJanitor()
+	s.sessionOpened(sess, st.ProtocolVersion)
 	return sess, nil
 }
 
@@ -179,6 +181,7 @@ func (s *Server) endSession(ctx context.Context, sess *session) {
 // close cancels the session's context and finishes its streams.
 func (sess *session) close() {
 	sess.cancel()
+	defer sess.srv.sessionClosed(sess)
 	sess.mu.Lock()
 	sess.closed = true
 	streams := make([]*stream, 0, len(sess.streams)+1)
