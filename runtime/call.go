@@ -69,6 +69,16 @@ type Call struct {
 	asked map[string]int // questions asked per key base, to number repeats: confirm, confirm_2, ...
 	extra []Content      // blocks added with AddContent
 	state []byte         // handler state carried across 2026-07-28 rounds
+
+	principal *Principal // who the request's token speaks for; nil unauthenticated
+}
+
+// Principal is who the request's access token speaks for (subject, scopes,
+// expiry), or nil when the server runs without Options.Auth or over stdio.
+// The token itself is never exposed: a handler that calls another service
+// must use credentials of its own.
+func (c *Call) Principal() *Principal {
+	return c.principal
 }
 
 // newCall returns the handle of one handler run talking through p, with the

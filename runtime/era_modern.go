@@ -22,8 +22,9 @@ type modernExchange struct {
 	meta *requestMeta
 	out  responseStream
 
-	round  *mrtrPeer // the peer of the handler run openRound prepared
-	digest string    // argsDigest of its arguments, once computed
+	round     *mrtrPeer // the peer of the handler run openRound prepared
+	digest    string    // argsDigest of its arguments, once computed
+	principal string    // key of the request's principal: requestState is bound to it
 }
 
 func (x *modernExchange) kind() eraKind { return modernEra }
@@ -40,7 +41,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
 		}
-		st, err := x.s.sealer.open(*p.RequestState, rq.method, target, x.digest)
+		st, err := x.s.sealer.open(*p.RequestState, rq.method, target, x.digest, x.principal)
 		if err != nil {
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}
@@ -77,12 +78,13 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 		asked[k] = q.digest
 	}
 	token, err := x.s.sealer.seal(&requestState{
-		Method:  rq.method,
-		Name:    target,
-		Digest:  x.digest,
-		Answers: x.round.consumed(),
-		Asked:   asked,
-		Handler: call.State(),
+		Method:    rq.method,
+		Name:      target,
+		Digest:    x.digest,
+		Answers:   x.round.consumed(),
+		Asked:     asked,
+		Handler:   call.State(),
+		Principal: x.principal,
 	})
 	if err != nil {
 		return failure(NewError(CodeInternalError, "%v", err)), true
@@ -137,7 +139,7 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
 func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
-	x := &modernExchange{s: s, meta: meta, out: out}
+	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx)}
 	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
 	if o.none {
 		return nil, 0

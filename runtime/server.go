@@ -76,6 +76,9 @@ type Options struct {
 	// Bus carries fallback messages to the replica that holds a session's GET
 	// stream; nil means one process.
 	Bus SessionBus
+	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
+	// (auth.go); nil serves without authorization, for loopback only.
+	Auth *Auth
 }
 
 // withDefaults fills in the zero fields.
@@ -133,6 +136,7 @@ type Server struct {
 	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
 	sealer       *stateSealer    // seals 2026-07-28 requestState
 	listeners    *listenHub      // open subscriptions/listen streams
+	auth         *authState      // Options.Auth checked; nil without authorization
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
@@ -174,6 +178,12 @@ func NewServer(opts Options) *Server {
 	}
 	s.sealer = sealer
 	s.listeners = newListenHub()
+	if opts.Auth != nil {
+		// A misconfigured resource server must not start serving.
+		if s.auth, err = newAuthState(opts.Auth); err != nil {
+			panic(err)
+		}
+	}
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
@@ -206,6 +216,9 @@ func (s *Server) AddTool(t Tool) error {
 	hp, err := parseHeaderParams(def.InputSchema)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if err := checkToolScopes(t); err != nil {
+		return err
 	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {

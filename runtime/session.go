@@ -73,6 +73,7 @@ func parseClientCapabilities(raw json.RawMessage) ClientCapabilities {
 // createSession starts a session after initialize.
 func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
 	st.ID = newSessionID()
+	st.Principal = principalKeyOf(ctx)
 	if err := s.sessionStore.Create(ctx, st); err != nil {
 		return nil, err
 	}
@@ -84,9 +85,10 @@ func (s *Server) createSession(ctx context.Context, st SessionState) (*session, 
 	return sess, nil
 }
 
-// lookupSession finds a session by ID: in this process first, then in the
-// store (a session another replica created).
-func (s *Server) lookupSession(ctx context.Context, id string) (*session, error) {
+// findSession finds a session by ID: in this process first, then in the
+// store (a session another replica created). lookupSession (auth_session.go)
+// adds the check that the session is the caller's.
+func (s *Server) findSession(ctx context.Context, id string) (*session, error) {
 	s.smu.RLock()
 	sess := s.sessions[id]
 	s.smu.RUnlock()
