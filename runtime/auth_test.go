@@ -125,7 +125,10 @@ func TestAuthRefusals(t *testing.T) {
 		{"basic", func(r *http.Request) { r.SetBasicAuth("a", "b") }, 401, `Bearer scope="mcp:read", ` + meta},
 		{"query", func(r *http.Request) { r.URL.RawQuery = "access_token=alice-read"; bearer("alice-read")(r) }, 400,
 			`Bearer error="invalid_request", error_description="access tokens must be sent in the Authorization header, never in the query string", ` + meta},
-		{"two headers", func(r *http.Request) { r.Header.Add("Authorization", "Bearer a"); r.Header.Add("Authorization", "Bearer b") }, 400,
+		{"two headers", func(r *http.Request) {
+			r.Header.Add("Authorization", "Bearer a")
+			r.Header.Add("Authorization", "Bearer b")
+		}, 400,
 			`Bearer error="invalid_request", error_description="more than one Authorization header", ` + meta},
 		{"empty bearer", func(r *http.Request) { r.Header.Set("Authorization", "Bearer ") }, 400,
 			`Bearer error="invalid_request", error_description="the Authorization header must be Bearer followed by one token", ` + meta},
