@@ -40,7 +40,7 @@ go_module() { # go_module DIR: vet and test one module under -race
 
 part "gofmt" gofmt_clean
 part "go test (main module)" go_module "$root"
-for mod in interop bench redisstore; do
+for mod in interop bench redisstore oauth; do
 	[ -f "$mod/go.mod" ] && part "go test ($mod module)" go_module "$root/$mod"
 done
 part "generated code is up to date" bash scripts/check-generated.sh
