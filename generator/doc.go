@@ -35,8 +35,9 @@
 //	  }
 //	}
 //
-// Tool names follow the specification (1 to 64 characters of A-Z a-z 0-9 _ - .)
-// and every tool needs a description. Schemas are JSON Schema 2020-12 unless
+// Tool names follow the specification (1 to 64 characters of A-Z a-z 0-9 _ - .);
+// the description is optional. A whole JSON-RPC response of tools/list is
+// read as its result, and a tool schema without "type" as an object. Schemas are JSON Schema 2020-12 unless
 // $schema names another draft; they are validated with jsonschema/v5, and
 // remote references are never fetched. A requestedSchema must stay inside the
 // specification's restricted subset: a flat object of string (minLength,
@@ -68,8 +69,10 @@
 //   - _meta["mcpgen.dev/go-name"]: "Name" on a tool names its Go identifiers.
 //
 // Every _meta key starting with "mcpgen.dev/" is removed from the definition
-// that tools/list advertises (and _meta itself when nothing else is left); the
-// rest of the tool is advertised byte for byte as written.
+// that tools/list advertises (and _meta itself when nothing else is left), and
+// so is every override above where it stands as a schema keyword (also from
+// the requestedSchema that elicitation/create sends); the rest of the tool is
+// advertised byte for byte as written.
 //
 // # Generated files
 //

@@ -27,7 +27,7 @@ func (g *gen) emitElicitation(e *elicitIR) *jen.File {
 		g.Line().Id("Mode").Op(":").Lit(mode)
 		g.Line().Id("Message").Op(":").Lit(message)
 		if e.def.schema != nil {
-			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(e.def.at.src.doc.Raw(e.def.schema))))
+			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(stripOverrides(e.def.at.src.doc, e.def.schema))))
 		}
 		g.Line()
 	})
@@ -47,8 +47,8 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	f := g.newFile()
 	name := t.def.name
 	def := t.definitionName()
-	f.Commentf("// %s is tool %s as tools/list advertises it: as written in %s,", def, name, path.Base(t.def.at.src.path))
-	f.Comment("// without mcpgen's _meta keys.")
+	f.Add(comment(fmt.Sprintf("%s is tool %s as tools/list advertises it: as written in %s, without mcpgen's own keys.",
+		def, name, path.Base(t.def.at.src.path))))
 	f.Const().Id(def).Op("=").Lit(string(t.def.definition))
 	for _, d := range t.decls {
 		emitDecl(f, d)
@@ -56,9 +56,9 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 
 	call := t.goName + "Call"
 	f.Add(comment(
-		fmt.Sprintf("%s is the handle of one %s call: progress, logging, sampling, roots, extra", call, name),
-		"content, state, and the elicitations the tool declares. Asking for an elicitation",
-		"the tool does not declare is a compile error.",
+		fmt.Sprintf("%s is the handle of one %s call: progress, logging, sampling, roots, extra "+
+			"content, state, and the elicitations the tool declares. Asking for an elicitation "+
+			"the tool does not declare is a compile error.", call, name),
 	))
 	f.Type().Id(call).Struct(jen.Id("toolCall"))
 	for _, e := range t.elicits {
@@ -66,9 +66,9 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 		v := e.varName()
 		if e.def.mode == "url" {
 			f.Add(comment(append([]string{
-				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty", method, e.def.name),
-				"message uses the declared one. nil means the user agreed to open it, not that the",
-				"flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.", ""},
+				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty "+
+					"message uses the declared one. nil means the user agreed to open it, not that the "+
+					"flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.", method, e.def.name), ""},
 				docLinesOf(e.def.description)...)...))
 			f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.List(jen.Id("message"), jen.Id("url")).String()).Error().Block(
 				jen.Return(jen.Id("c").Dot("call").Dot("ElicitURL").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Id("url"))),
@@ -76,9 +76,9 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 			continue
 		}
 		f.Add(comment(append([]string{
-			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses", method, e.def.name),
-			"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one",
-			"runtime.ErrCancelled (test with errors.Is).", ""},
+			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses "+
+				"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one "+
+				"runtime.ErrCancelled (test with errors.Is).", method, e.def.name), ""},
 			docLinesOf(e.def.description)...)...))
 		f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.Id("message").String()).Params(typeExpr(e.answer), jen.Error()).Block(
 			jen.Var().Id("answer").Add(typeExpr(e.answer)),
@@ -162,7 +162,8 @@ func (g *gen) emitHandler() *jen.File {
 		)
 	}
 
-	f.Comment("// Register adds every tool of this package to s, answered by h.")
+	f.Comment("// Register adds every tool of this package to s, answered by h, in the order of the")
+	f.Comment("// input files, which is the order tools/list shows them in.")
 	f.Func().Id("Register").Params(jen.Id("s").Op("*").Qual(runtimePkg, "Server"), jen.Id("h").Id("Handler")).Error().Block(
 		jen.For(jen.List(jen.Id("_"), jen.Id("t")).Op(":=").Range().Index().Qual(runtimePkg, "Tool").ValuesFunc(func(vg *jen.Group) {
 			for _, t := range g.tools {

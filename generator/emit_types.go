@@ -2,6 +2,8 @@ package generator
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -11,10 +13,19 @@ const (
 	jsonPkg    = "encoding/json"
 )
 
-// comment adds doc lines to a group, each as its own // line.
+// commentWidth is where comment text wraps: about 100 columns with the
+// "// " in front and a tab of indentation.
+const commentWidth = 92
+
+// comment adds doc lines to a group, each as its own // line, long ones
+// wrapped at word boundaries.
 func comment(lines ...string) jen.Code {
 	s := jen.Null()
-	for i, l := range lines {
+	var wrapped []string
+	for _, l := range lines {
+		wrapped = append(wrapped, wrapLine(l, commentWidth)...)
+	}
+	for i, l := range wrapped {
 		if i > 0 {
 			s.Line()
 		}
@@ -25,6 +36,54 @@ func comment(lines ...string) jen.Code {
 		}
 	}
 	return s
+}
+
+// wrapLine breaks a line of text at spaces so that no piece is longer than
+// width runes, unless a single word is. Indented lines (code blocks and lists
+// in a doc comment) are kept whole.
+func wrapLine(l string, width int) []string {
+	if utf8.RuneCountInString(l) <= width || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+		return []string{l}
+	}
+	var out []string
+	var cur strings.Builder
+	n := 0
+	for _, w := range linkWords(strings.Fields(l)) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
+			out = append(out, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(w)
+		n += wn
+	}
+	return append(out, cur.String())
+}
+
+// linkWords joins the words of a Markdown link ("[file", "object](url)")
+// so that wrapping does not split its text.
+func linkWords(ws []string) []string {
+	var out []string
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if strings.HasPrefix(w, "[") && !strings.Contains(w, "]") {
+			j := i + 1
+			for j < len(ws) && !strings.Contains(ws[j], "]") && j-i < 8 {
+				j++
+			}
+			if j < len(ws) && strings.Contains(ws[j], "](") {
+				w = strings.Join(ws[i:j+1], " ")
+				i = j
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // docWith is a doc comment: a first sentence, then the schema's own lines.
@@ -52,6 +111,8 @@ func typeExpr(t *typeRef) *jen.Statement {
 		return jen.Map(jen.String()).Add(typeExpr(t.elem))
 	case refPtr:
 		return jen.Op("*").Add(typeExpr(t.elem))
+	case refOptional:
+		return jen.Qual(runtimePkg, "Optional").Types(typeExpr(t.elem))
 	}
 	panic(fmt.Sprintf("typeExpr: unknown kind %d", t.kind))
 }
@@ -65,6 +126,8 @@ func emitDecl(f *jen.File, d decl) {
 		emitEnum(f, d)
 	case *unionDecl:
 		emitUnion(f, d)
+	case *choiceDecl:
+		emitChoice(f, d)
 	}
 }
 
@@ -80,8 +143,11 @@ func emitStruct(f *jen.File, d *structDecl) {
 				typ = jen.Op("*").Add(typ)
 			}
 			tag := fl.jsonName
-			if fl.omitempty {
+			switch {
+			case fl.omitempty:
 				tag += ",omitempty"
+			case fl.omitzero:
+				tag += ",omitzero"
 			}
 			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": tag})
 		}
@@ -198,7 +264,11 @@ func emitUnion(f *jen.File, d *unionDecl) {
 	f.Add(docWith(fmt.Sprintf("%s is %s: exactly one of its fields is set, chosen by %q.", d.name, d.origin, d.prop), d.doc))
 	f.Type().Id(d.name).StructFunc(func(g *jen.Group) {
 		for _, v := range d.variants {
-			g.Commentf("// %s is set when %q is %q.", v.field, d.prop, v.value)
+			quoted := make([]string, len(v.values))
+			for i, x := range v.values {
+				quoted[i] = fmt.Sprintf("%q", x)
+			}
+			g.Commentf("// %s is set when %q is %s.", v.field, d.prop, strings.Join(quoted, " or "))
 			g.Id(v.field).Op("*").Add(typeExpr(v.typ))
 		}
 	})
@@ -208,7 +278,7 @@ func emitUnion(f *jen.File, d *unionDecl) {
 			for _, v := range d.variants {
 				body := []jen.Code{jen.Id("v").Op(":=").Op("*").Id("u").Dot(v.field)}
 				if v.discField != "" {
-					body = append(body, jen.Id("v").Dot(v.discField).Op("=").Lit(v.value))
+					body = append(body, jen.Id("v").Dot(v.discField).Op("=").Lit(v.values[0]))
 				}
 				body = append(body, jen.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Id("v"))))
 				g.Case(jen.Id("u").Dot(v.field).Op("!=").Nil()).Block(body...)
@@ -225,12 +295,146 @@ func emitUnion(f *jen.File, d *unionDecl) {
 		jen.Op("*").Id("u").Op("=").Id(d.name).Values(),
 		jen.Switch(jen.Id("d").Dot("Value")).BlockFunc(func(g *jen.Group) {
 			for _, v := range d.variants {
-				g.Case(jen.Lit(v.value)).Block(
+				var vals []jen.Code
+				for _, x := range v.values {
+					vals = append(vals, jen.Lit(x))
+				}
+				g.Case(vals...).Block(
 					jen.Id("u").Dot(v.field).Op("=").New(typeExpr(v.typ)),
 					jen.Return(jen.Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Id("u").Dot(v.field))),
 				)
 			}
 		}),
 		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(d.name+": unknown "+d.prop+" %q"), jen.Id("d").Dot("Value"))),
+	)
+}
+
+// kindPhrase says which JSON values select a choice field, for its comment.
+func (c choiceField) kindPhrase() string {
+	switch {
+	case c.kind == "number" && c.typ.String() == "int64":
+		return "a JSON integer"
+	case c.kind == "array" || c.kind == "object":
+		if c.key != "" {
+			return fmt.Sprintf("a JSON object with the key %q", c.key)
+		}
+		return "a JSON " + c.kind
+	}
+	return "a JSON " + c.kind
+}
+
+// nilable reports whether the field of a choice is the type itself (slices
+// and maps have nil) rather than a pointer to it.
+func (c choiceField) nilable() bool { return !c.typ.pointerable() }
+
+func emitChoice(f *jen.File, d *choiceDecl) {
+	var keyed, rest []choiceField
+	for _, c := range d.fields {
+		if c.kind == "object" && c.key != "" {
+			keyed = append(keyed, c)
+		} else if c.kind == "object" {
+			rest = append(rest, c)
+		}
+	}
+	how := "the kind of the JSON value"
+	if len(keyed) > 0 {
+		how += " and, for an object, the keys it holds"
+	}
+	f.Add(docWith(fmt.Sprintf("%s is %s: exactly one of its fields is set, chosen by %s.", d.name, d.origin, how), d.doc))
+	f.Type().Id(d.name).StructFunc(func(g *jen.Group) {
+		for _, c := range d.fields {
+			first := fmt.Sprintf("%s is set when the value is %s.", c.field, c.kindPhrase())
+			if c.kind == "object" && c.key == "" && len(keyed) > 0 {
+				first = fmt.Sprintf("%s is set when the value is a JSON object that none of the keys above selects.", c.field)
+			}
+			g.Add(docWith(first, c.doc))
+			typ := typeExpr(c.typ)
+			if !c.nilable() {
+				typ = jen.Op("*").Add(typ)
+			}
+			g.Id(c.field).Add(typ)
+		}
+	})
+	f.Comment("// MarshalJSON writes the field that is set.")
+	f.Func().Params(jen.Id("u").Id(d.name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Switch().BlockFunc(func(g *jen.Group) {
+			for _, c := range d.fields {
+				g.Case(jen.Id("u").Dot(c.field).Op("!=").Nil()).Block(
+					jen.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Id("u").Dot(c.field))),
+				)
+			}
+		}),
+		jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit(d.name+": no field is set"))),
+	)
+	decode := func(c choiceField) []jen.Code {
+		if c.nilable() {
+			return []jen.Code{jen.Return(jen.Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("u").Dot(c.field)))}
+		}
+		return []jen.Code{
+			jen.Id("u").Dot(c.field).Op("=").New(typeExpr(c.typ)),
+			jen.Return(jen.Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Id("u").Dot(c.field))),
+		}
+	}
+	var kinds []string
+	for _, c := range d.fields {
+		if c.key == "" {
+			kinds = append(kinds, c.kind)
+		}
+	}
+	if len(keyed) > 0 {
+		kinds = append(kinds, "object")
+	}
+	firstByte := map[string][]jen.Code{
+		"string": {jen.LitRune('"')}, "boolean": {jen.LitRune('t'), jen.LitRune('f')},
+		"array": {jen.LitRune('[')}, "object": {jen.LitRune('{')},
+	}
+	hasNumber := false
+	for _, c := range d.fields {
+		hasNumber = hasNumber || c.kind == "number"
+	}
+	var otherKind jen.Code = jen.Null()
+	if !hasNumber {
+		otherKind = jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(d.name+": a JSON value other than "+strings.Join(kinds, ", ")+": %.40s"), jen.Id("v")))
+	}
+	f.Comment("// UnmarshalJSON decodes the field that the kind of the value selects; null sets none.")
+	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Op("*").Id("u").Op("=").Id(d.name).Values(),
+		jen.Id("v").Op(":=").Qual("bytes", "TrimLeft").Call(jen.Id("b"), jen.Lit(" \t\r\n")),
+		jen.If(jen.Len(jen.Id("v")).Op("==").Lit(0).Op("||").Id("v").Index(jen.Lit(0)).Op("==").LitRune('n')).Block(jen.Return(jen.Nil())),
+		jen.Switch(jen.Id("v").Index(jen.Lit(0))).BlockFunc(func(g *jen.Group) {
+			for _, c := range d.fields {
+				switch {
+				case c.kind == "number":
+				case c.kind == "object" && len(keyed) > 0:
+				default:
+					g.Case(firstByte[c.kind]...).Block(decode(c)...)
+				}
+			}
+			if len(keyed) > 0 {
+				body := []jen.Code{
+					jen.Var().Id("keys").Map(jen.String()).Qual(jsonPkg, "RawMessage"),
+					jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("keys")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+				}
+				var names []string
+				for _, c := range keyed {
+					names = append(names, c.key)
+					body = append(body, jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("keys").Index(jen.Lit(c.key)), jen.Id("ok")).Block(decode(c)...))
+				}
+				if len(rest) > 0 {
+					body = append(body, decode(rest[0])...)
+				} else {
+					body = append(body, jen.Return(jen.Qual("errors", "New").Call(jen.Lit(d.name+": the object holds none of the keys "+strings.Join(names, ", ")))))
+				}
+				g.Case(jen.LitRune('{')).Block(body...)
+			}
+			if hasNumber {
+				for _, c := range d.fields {
+					if c.kind == "number" {
+						g.Default().Block(decode(c)...)
+					}
+				}
+			}
+		}),
+		otherKind,
 	)
 }

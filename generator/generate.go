@@ -145,6 +145,7 @@ func (g *gen) build(m *model) {
 				roots:    map[*jsontree.Node]string{e.schema: fmt.Sprintf("what the user answered to the %s form", e.name)},
 				rootHint: hint}
 			ir.answer = b.structOf(e.schema, ir.goName)
+			b.warnExtra()
 		}
 		g.elicits[e.name] = ir
 		g.order = append(g.order, ir)
@@ -179,11 +180,13 @@ func (g *gen) build(m *model) {
 			memo: map[*jsontree.Node]*typeRef{}, owner: fmt.Sprintf("tool %q", t.name), base: t.at.node.Ptr,
 			roots: map[*jsontree.Node]string{t.input: fmt.Sprintf("the arguments of tool %s", t.name)}}
 		ir.input = b.rootType(t.input, b.typeName(t.input, ir.goName+"Input"))
+		b.warnExtra()
 		if t.output != nil {
 			b.root = t.output
 			b.memo = map[*jsontree.Node]*typeRef{}
 			b.roots[t.output] = fmt.Sprintf("the structured output of tool %s", t.name)
 			ir.output = b.rootType(t.output, b.typeName(t.output, ir.goName+"Output"))
+			b.warnExtra()
 		}
 		for _, ref := range t.elicitRefs {
 			if e := g.elicits[ref.Str]; e != nil {

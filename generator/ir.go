@@ -1,5 +1,10 @@
 package generator
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The intermediate representation: Go types and declarations, built from
 // the schemas by typeBuilder and written by the emitter.
 
@@ -7,13 +12,14 @@ package generator
 type refKind int
 
 const (
-	refNamed   refKind = iota // a declared type of the package
-	refBuiltin                // string, int64, float64, bool, any, int32
-	refTime                   // time.Time
-	refRaw                    // json.RawMessage
-	refSlice                  // []elem
-	refMap                    // map[string]elem
-	refPtr                    // *elem
+	refNamed    refKind = iota // a declared type of the package
+	refBuiltin                 // string, int64, float64, bool, any, int32
+	refTime                    // time.Time
+	refRaw                     // json.RawMessage
+	refSlice                   // []elem
+	refMap                     // map[string]elem
+	refPtr                     // *elem
+	refOptional                // runtime.Optional[elem]: absent, null or a value
 )
 
 // typeRef is a Go type expression.
@@ -28,7 +34,7 @@ type typeRef struct {
 // to tell absence apart (slices, maps and raw JSON have nil already).
 func (t *typeRef) pointerable() bool {
 	switch t.kind {
-	case refSlice, refMap, refRaw:
+	case refSlice, refMap, refRaw, refOptional:
 		return false
 	case refBuiltin:
 		return t.name != "any"
@@ -36,7 +42,28 @@ func (t *typeRef) pointerable() bool {
 	return true
 }
 
-// decl is a named type declaration: *structDecl, *enumDecl or *unionDecl.
+// String writes the type as Go source, for messages.
+func (t *typeRef) String() string {
+	switch t.kind {
+	case refNamed, refBuiltin:
+		return t.name
+	case refTime:
+		return "time.Time"
+	case refRaw:
+		return "json.RawMessage"
+	case refSlice:
+		return "[]" + t.elem.String()
+	case refMap:
+		return "map[string]" + t.elem.String()
+	case refPtr:
+		return "*" + t.elem.String()
+	case refOptional:
+		return "runtime.Optional[" + t.elem.String() + "]"
+	}
+	return "?"
+}
+
+// decl is a named type declaration: *structDecl, *enumDecl, *unionDecl or *choiceDecl.
 type decl interface{ declName() string }
 
 // structDecl is a struct for an object schema.
@@ -53,6 +80,7 @@ type field struct {
 	typ              *typeRef
 	ptr              bool // *typ
 	omitempty        bool
+	omitzero         bool // runtime.Optional: left out when absent
 	doc              []string
 	def              *defaultLit // applied when the property is absent
 }
@@ -71,6 +99,15 @@ type enumDecl struct {
 	doc    []string
 	base   string // string, int64 or float64
 	values []enumValue
+}
+
+// valueList is the enum's values as JSON, for messages: "read, edit".
+func (d *enumDecl) valueList() string {
+	vals := make([]string, len(d.values))
+	for i, v := range d.values {
+		vals[i] = fmt.Sprint(v.value)
+	}
+	return strings.Join(vals, ", ")
 }
 
 // enumValue is one constant of an enum.
@@ -92,12 +129,32 @@ type unionDecl struct {
 
 // variant is one branch of a union.
 type variant struct {
-	field     string // field of the union struct
-	value     string // discriminator value
+	field     string   // field of the union struct
+	values    []string // the discriminator values that select it
 	typ       *typeRef
-	discField string // Go field of the discriminator in the variant struct
+	discField string // Go field of a single-valued discriminator, set when encoding
 }
 
+// choiceDecl is a oneOf/anyOf (or a "type" array) without a discriminator:
+// exactly one of its fields is set, chosen by the kind of the JSON value and,
+// among objects, by which key is present.
+type choiceDecl struct {
+	name   string
+	origin string
+	doc    []string
+	fields []choiceField
+}
+
+// choiceField is one branch of a choice.
+type choiceField struct {
+	field string
+	kind  string // string, number, boolean, array or object
+	key   string // objects: the key that selects this branch ("" for the one taking the rest)
+	typ   *typeRef
+	doc   []string
+}
+
+func (d *choiceDecl) declName() string { return d.name }
 func (d *structDecl) declName() string { return d.name }
 func (d *enumDecl) declName() string   { return d.name }
 func (d *unionDecl) declName() string  { return d.name }

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -47,14 +48,17 @@ type elicitDef struct {
 
 // model is everything the inputs declare, once they are known to be valid.
 type model struct {
-	tools   []*toolDef   // sorted by name
+	tools   []*toolDef   // in input order: by file path, then position
 	elicits []*elicitDef // sorted by name
 	byName  map[string]*elicitDef
+	// declared are the names of every elicitation file, including those with
+	// errors of their own, for the suggestions of a reference to a missing one.
+	declared map[string]bool
 }
 
 // load parses and checks every input, reporting all problems at once.
 func load(inputs []InputFile, rep *reporter) *model {
-	m := &model{byName: map[string]*elicitDef{}}
+	m := &model{byName: map[string]*elicitDef{}, declared: map[string]bool{}}
 	for _, in := range inputs {
 		doc, err := jsontree.Parse(in.Data)
 		if err != nil {
@@ -96,26 +100,39 @@ func load(inputs []InputFile, rep *reporter) *model {
 		elicits = append(elicits, e)
 	}
 	m.tools, m.elicits = tools, elicits
-	sort.SliceStable(m.tools, func(i, j int) bool { return m.tools[i].name < m.tools[j].name })
+	// Tools stay in input order (file path, then position in the file): it
+	// is deterministic, and it is the order the original server listed them.
 	sort.SliceStable(m.elicits, func(i, j int) bool { return m.elicits[i].name < m.elicits[j].name })
 
+	used := map[string]bool{}
 	for _, t := range m.tools {
 		for _, ref := range t.elicitRefs {
-			if _, ok := m.byName[ref.Str]; !ok {
+			used[ref.Str] = true
+			switch {
+			case m.byName[ref.Str] != nil:
+			case m.declared[ref.Str]:
+				// The elicitation's own errors are reported where it is defined.
+			default:
 				rep.errorf(place{t.at.src, ref}, knownElicitations(m),
 					"tool %q refers to elicitation %q, which no input file defines", t.name, ref.Str)
 			}
+		}
+	}
+	for _, e := range m.elicits {
+		if !used[e.name] {
+			rep.warnf(place{e.at.src, e.at.node.Get("name")}, fmt.Sprintf("list it in a tool's _meta[%q], or remove the file", metaElicitations),
+				"no tool asks for elicitation %q; its type is generated, but no call handle offers it", e.name)
 		}
 	}
 	return m
 }
 
 func knownElicitations(m *model) string {
-	if len(m.byName) == 0 {
+	if len(m.declared) == 0 {
 		return "add an elicitation file with this name to the inputs"
 	}
-	names := make([]string, 0, len(m.byName))
-	for n := range m.byName {
+	names := make([]string, 0, len(m.declared))
+	for n := range m.declared {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -145,6 +162,16 @@ func lineCol(data []byte, off int) (int, int) {
 func loadDoc(src *source, m *model, rep *reporter) {
 	root := src.doc.Root
 	at := place{src, root}
+	// A tools/list response saved whole: {"jsonrpc": "2.0", "id": ..., "result": {"tools": [...]}}.
+	if root.Kind == jsontree.Object && root.Has("jsonrpc") && !root.Has("inputSchema") {
+		res := root.Get("result")
+		if res == nil || res.Kind != jsontree.Object || !res.Has("tools") {
+			rep.errorf(at, `save the response of a successful tools/list, or just its "result"`,
+				"the file holds a JSON-RPC message that is not a tools/list result")
+			return
+		}
+		root, at = res, place{src, res}
+	}
 	const shapes = "expected a tool, an array of tools, a tools/list result {\"tools\": [...]}, or an elicitation {\"name\", \"description\", \"mode\", ...}"
 	switch {
 	case root.Kind == jsontree.Array:
@@ -163,7 +190,7 @@ func loadDoc(src *source, m *model, rep *reporter) {
 			loadTool(place{src, el}, m, rep)
 		}
 	case root.Has("mode") || root.Has("requestedSchema"):
-		if e := loadElicitation(at, rep); e != nil {
+		if e := loadElicitation(at, m.declared, rep); e != nil {
 			m.elicits = append(m.elicits, e)
 		}
 	case root.Has("inputSchema") || root.Has("name"):
@@ -207,13 +234,9 @@ func loadTool(at place, m *model, rep *reporter) {
 		ok = false
 	}
 	t.name = name
-	descNode := at.node.Get("description")
-	desc, has := str(at, "description", false, "", rep)
-	if descNode == nil || (has && strings.TrimSpace(desc) == "") {
-		rep.errorf(at, "clients show it to the model, and the MCP conformance suite requires one",
-			"tool %q has no description", name)
-		ok = false
-	} else if !has {
+	// The description is optional in MCP; when present it must be a string.
+	desc, _ := str(at, "description", false, "", rep)
+	if n := at.node.Get("description"); n != nil && n.Kind != jsontree.String {
 		ok = false
 	}
 	t.description = desc
@@ -222,10 +245,10 @@ func loadTool(at place, m *model, rep *reporter) {
 	if t.input == nil {
 		rep.errorf(at, `add "inputSchema": {"type": "object"} for a tool without arguments`, "tool %q has no inputSchema", name)
 		ok = false
-	} else if !checkToolSchema(place{at.src, t.input}, rep) {
+	} else if !checkToolSchema(place{at.src, t.input}, "inputSchema", rep) {
 		ok = false
 	}
-	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkToolSchema(place{at.src, t.output}, rep) {
+	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkToolSchema(place{at.src, t.output}, "outputSchema", rep) {
 		ok = false
 	}
 
@@ -278,25 +301,43 @@ func loadTool(at place, m *model, rep *reporter) {
 }
 
 // checkToolSchema checks an inputSchema or outputSchema: an object schema that
-// compiles as JSON Schema (2020-12 unless $schema says otherwise).
-func checkToolSchema(at place, rep *reporter) bool {
+// compiles as JSON Schema (2020-12 unless $schema says otherwise). A schema
+// without "type" ({} included, which some servers advertise for tools without
+// arguments) is taken as an object, with a warning: it is advertised as
+// written, and its Go type has only the properties it declares.
+func checkToolSchema(at place, key string, rep *reporter) bool {
 	if at.node.Kind != jsontree.Object {
 		rep.errorf(at, `write {"type": "object", "properties": {...}}`, "a tool schema must be a JSON object, not a %s", at.node.Kind)
 		return false
 	}
 	ok := true
-	if typ := at.node.Get("type"); typ == nil || typ.Kind != jsontree.String || typ.Str != "object" {
-		where := at
-		if typ != nil {
-			where = place{at.src, typ}
+	switch typ := at.node.Get("type"); {
+	case typ == nil && !at.node.Has("$ref") && !composes(at.node):
+		what := "an object with no declared properties"
+		if at.node.Has("properties") {
+			what = "an object with the properties it declares"
 		}
-		rep.errorf(where, `MCP requires "type": "object" at the root of tool schemas`, "the schema's root type must be \"object\"")
+		rep.warnf(at, `MCP asks for "type": "object"; add it to silence this warning`, "%s has no \"type\"; it is taken as %s", key, what)
+	case typ == nil:
+	case typ.Kind != jsontree.String || typ.Str != "object":
+		rep.errorf(place{at.src, typ}, `MCP requires "type": "object" at the root of tool schemas`, "the schema's root type must be \"object\"")
 		ok = false
 	}
 	return compileSchema(at, rep) && ok
 }
 
-func loadElicitation(at place, rep *reporter) *elicitDef {
+// composes reports whether a schema is a $ref-free composition (allOf, oneOf,
+// anyOf) whose branches give it its type.
+func composes(n *jsontree.Node) bool {
+	for _, k := range []string{"allOf", "oneOf", "anyOf"} {
+		if alts := n.Get(k); alts != nil && alts.Kind == jsontree.Array && !constraintsOnly(alts.Elems) {
+			return true
+		}
+	}
+	return false
+}
+
+func loadElicitation(at place, declared map[string]bool, rep *reporter) *elicitDef {
 	root := at.node
 	e := &elicitDef{at: at}
 	ok := true
@@ -317,6 +358,9 @@ func loadElicitation(at place, rep *reporter) *elicitDef {
 		}
 	}
 	name, has := str(at, "name", true, "every elicitation needs a name; tools refer to it in _meta[\""+metaElicitations+"\"]", rep)
+	if has && nameRE.MatchString(name) {
+		declared[name] = true
+	}
 	if has && !nameRE.MatchString(name) {
 		rep.errorf(place{at.src, root.Get("name")}, "use 1 to 64 characters from A-Z a-z 0-9 _ - .", "elicitation name %q is outside the allowed characters", name)
 		ok = false

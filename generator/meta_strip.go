@@ -7,9 +7,16 @@ import (
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
-// stripMeta returns the tool's bytes as written with every mcpgen _meta key
-// removed, and _meta itself when nothing else is left in it.
+// stripMeta returns the tool's bytes as written with mcpgen's own keys
+// removed: every _meta key starting with mcpgen.dev/ (and _meta itself when
+// nothing else is left in it), and the name overrides (x-go-name,
+// x-go-field-name, x-go-enum-names) wherever they stand as keywords of the
+// inputSchema or outputSchema. Clients never see them.
 func stripMeta(doc *jsontree.Doc, tool *jsontree.Node) []byte {
+	var edits []edit
+	for _, k := range []string{"inputSchema", "outputSchema"} {
+		edits = append(edits, overrideEdits(tool.Get(k))...)
+	}
 	var meta *jsontree.Node
 	metaIdx := -1
 	for i, mem := range tool.Members {
@@ -17,31 +24,88 @@ func stripMeta(doc *jsontree.Doc, tool *jsontree.Node) []byte {
 			meta, metaIdx = mem.Value, i
 		}
 	}
-	if meta == nil {
-		return append([]byte(nil), doc.Raw(tool)...)
-	}
-	keep := make([]bool, len(meta.Members))
-	kept := 0
-	for i, mem := range meta.Members {
-		keep[i] = !strings.HasPrefix(mem.Key, metaPrefix)
-		if keep[i] {
-			kept++
+	if meta != nil {
+		keep := make([]bool, len(meta.Members))
+		kept := 0
+		for i, mem := range meta.Members {
+			keep[i] = !strings.HasPrefix(mem.Key, metaPrefix)
+			if keep[i] {
+				kept++
+			}
+		}
+		switch {
+		case kept == len(meta.Members):
+		case kept == 0:
+			dropTool := make([]bool, len(tool.Members))
+			for i := range dropTool {
+				dropTool[i] = i != metaIdx
+			}
+			edits = append(edits, removals(tool, dropTool)...)
+		default:
+			edits = append(edits, removals(meta, keep)...)
 		}
 	}
-	if kept == len(meta.Members) {
+	if len(edits) == 0 {
 		return append([]byte(nil), doc.Raw(tool)...)
-	}
-	var edits []edit
-	if kept == 0 {
-		dropTool := make([]bool, len(tool.Members))
-		for i := range dropTool {
-			dropTool[i] = i != metaIdx
-		}
-		edits = removals(tool, dropTool)
-	} else {
-		edits = removals(meta, keep)
 	}
 	return apply(doc.Data, tool.Start, tool.End, edits)
+}
+
+// stripOverrides returns a schema's bytes as written without the name
+// overrides (an elicitation's requestedSchema, as elicitation/create sends it).
+func stripOverrides(doc *jsontree.Doc, schema *jsontree.Node) []byte {
+	edits := overrideEdits(schema)
+	if len(edits) == 0 {
+		return append([]byte(nil), doc.Raw(schema)...)
+	}
+	return apply(doc.Data, schema.Start, schema.End, edits)
+}
+
+// isOverride reports whether a schema keyword is one of mcpgen's name overrides.
+func isOverride(key string) bool {
+	return key == xGoName || key == xGoFieldName || key == xGoEnumNames
+}
+
+// Keywords whose value is a schema, a map of schemas or an array of schemas.
+var (
+	schemaKeywords = keySet("items", "additionalItems", "additionalProperties", "unevaluatedItems",
+		"unevaluatedProperties", "propertyNames", "contains", "not", "if", "then", "else")
+	schemaMapKeywords   = keySet("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+	schemaArrayKeywords = keySet("allOf", "anyOf", "oneOf", "prefixItems", "items")
+)
+
+// overrideEdits are the deletions that remove the name overrides from schema
+// n and the schemas inside it. Only keyword positions are looked at, so a
+// property named "x-go-name", or an enum value, is left alone.
+func overrideEdits(n *jsontree.Node) []edit {
+	if n == nil || n.Kind != jsontree.Object {
+		return nil
+	}
+	var edits []edit
+	keep := make([]bool, len(n.Members))
+	drop := false
+	for i, mem := range n.Members {
+		keep[i] = !isOverride(mem.Key)
+		drop = drop || !keep[i]
+		v := mem.Value
+		switch {
+		case !keep[i]:
+		case schemaKeywords[mem.Key] && v.Kind == jsontree.Object:
+			edits = append(edits, overrideEdits(v)...)
+		case schemaArrayKeywords[mem.Key] && v.Kind == jsontree.Array:
+			for _, el := range v.Elems {
+				edits = append(edits, overrideEdits(el)...)
+			}
+		case schemaMapKeywords[mem.Key] && v.Kind == jsontree.Object:
+			for _, sub := range v.Members {
+				edits = append(edits, overrideEdits(sub.Value)...)
+			}
+		}
+	}
+	if drop {
+		edits = append(edits, removals(n, keep)...)
+	}
+	return edits
 }
 
 // edit deletes Data[start:end].

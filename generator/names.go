@@ -132,23 +132,96 @@ var symbolNames = map[rune]string{
 	'|': "Or", '^': "Caret", '~': "Tilde", ':': "Colon", '_': "Underscore", ' ': "Space",
 }
 
-// enumValueName is the suffix of an enum constant for a value.
+// enumValueName is the suffix of an enum constant for a value: its words,
+// with a sign before a digit spelled out ("+1" -> Plus1, "reactions--1" ->
+// ReactionsMinus1), or every symbol spelled when it holds no letters or
+// digits ("*" -> Star).
 func enumValueName(v string) string {
 	if v == "" {
 		return "Empty"
 	}
-	if n := joinWords(v); n != "" {
+	if n := joinWords(spellSigns(v)); n != "" {
 		return n
 	}
+	return spellSymbols(v)
+}
+
+// spellSigns replaces a + or - that stands before a digit, and not after a
+// letter or digit, with a word, so that "+1" and "-1" get different names.
+func spellSigns(v string) string {
+	rs := []rune(v)
 	var b strings.Builder
-	for _, r := range v {
-		if s, ok := symbolNames[r]; ok {
-			b.WriteString(s)
-		} else {
-			b.WriteString("U")
+	for i, r := range rs {
+		sign := (r == '+' || r == '-') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) &&
+			(i == 0 || !unicode.IsLetter(rs[i-1]) && !unicode.IsDigit(rs[i-1]))
+		if sign {
+			b.WriteString(" " + symbolNames[r] + " ")
+			continue
 		}
+		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// spellSymbols spells every symbol of v as a word and keeps its words:
+// "c++" -> CPlusPlus, ">=" -> GtEq.
+func spellSymbols(v string) string {
+	var b strings.Builder
+	for _, r := range v {
+		switch s, ok := symbolNames[r]; {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		case ok:
+			b.WriteString(" " + s + " ")
+		default:
+			b.WriteString(" U ")
+		}
+	}
+	return joinWords(b.String())
+}
+
+// enumSuffixes names the constants of one enum's string values, settling
+// the names two values would share by a rule that depends only on the
+// values: values that differ only in case keep the name when mixed case and
+// add Lower or Upper when written all in lower or upper case ("Yes", "yes",
+// "YES" -> Yes, YesLower, YesUpper); other values that share a name spell
+// their symbols ("c", "c++" -> C, CPlusPlus). Names still shared are left for
+// the caller to report.
+func enumSuffixes(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = enumValueName(v)
+	}
+	groups := func() map[string][]int {
+		g := map[string][]int{}
+		for i, n := range out {
+			g[n] = append(g[n], i)
+		}
+		return g
+	}
+	for _, idx := range groups() {
+		if len(idx) < 2 {
+			continue
+		}
+		caseOnly := true
+		for _, i := range idx[1:] {
+			caseOnly = caseOnly && strings.EqualFold(vals[i], vals[idx[0]])
+		}
+		for _, i := range idx {
+			v := vals[i]
+			switch {
+			case !caseOnly:
+				if n := spellSymbols(v); n != "" {
+					out[i] = n
+				}
+			case strings.ToLower(v) == v && strings.ToUpper(v) != v:
+				out[i] += "Lower"
+			case strings.ToUpper(v) == v && strings.ToLower(v) != v:
+				out[i] += "Upper"
+			}
+		}
+	}
+	return out
 }
 
 // fieldName is the Go field name for a JSON name (a property, or a union's

@@ -59,6 +59,28 @@ type typeBuilder struct {
 	// rootHint replaces the collision hint for the root schema's type.
 	rootHint string
 	busy     map[*jsontree.Node]bool // schemas being mapped, to stop reference cycles
+	// extra are the additionalProperties and patternProperties beside named
+	// properties met in the current root schema; warnExtra reports them once.
+	extra []*jsontree.Node
+	// whyNot says why the last choice was not possible, for the warning.
+	whyNot string
+}
+
+// warnExtra reports, once per root schema, the objects whose keys beyond the
+// named properties have no field, and forgets them.
+func (b *typeBuilder) warnExtra() {
+	if len(b.extra) == 0 {
+		return
+	}
+	more := ""
+	if n := len(b.extra) - 1; n == 1 {
+		more = " (and 1 more place in this schema)"
+	} else if n > 1 {
+		more = fmt.Sprintf(" (and %d more places in this schema)", n)
+	}
+	b.ns.rep.warnf(b.at(b.extra[0]), "the runtime still validates them; decode the arguments yourself to read them",
+		"keys beyond the named properties are allowed here but have no struct field, so decoding drops them%s", more)
+	b.extra = nil
 }
 
 // origin says where a declared type comes from, for its doc comment.
@@ -154,7 +176,12 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 			return t, nullable
 		}
 		if !constraintsOnly(alts.Elems) {
-			return b.fallback(n, key+" without a discriminator cannot be represented as a Go type")
+			why := b.whyNot
+			if why == "" {
+				why = "its branches cannot be told apart"
+			}
+			b.whyNot = ""
+			return b.fallback(n, key+" without a discriminator: "+why)
 		}
 	}
 	if all := n.Get("allOf"); all != nil && all.Kind == jsontree.Array && !constraintsOnly(all.Elems) {
@@ -190,10 +217,18 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 			}
 		}
 		if len(others) != 1 {
+			if t, ok := b.choiceOfTypes(n, others, name); ok {
+				return t, nullable
+			}
 			return b.fallback(n, fmt.Sprintf("a value of types %s cannot be represented as one Go type", strings.Join(others, ", ")))
 		}
 		typ = others[0]
 	}
+	return b.ofType(n, typ, name, nullable)
+}
+
+// ofType is the Go type of schema n read as a value of JSON type typ.
+func (b *typeBuilder) ofType(n *jsontree.Node, typ, name string, nullable bool) (*typeRef, bool) {
 	switch typ {
 	case "string":
 		if f := n.Get("format"); f != nil && f.Str == "date-time" {
@@ -213,8 +248,8 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 		return b.fallback(n, "a value that is always null has no Go type")
 	case "array":
 		items := n.Get("items")
-		if n.Has("prefixItems") {
-			return b.fallback(n, "tuples (prefixItems) cannot be represented as a Go slice")
+		if pre := n.Get("prefixItems"); pre != nil && pre.Kind == jsontree.Array {
+			return b.tuple(n, pre.Elems, items, name, nullable)
 		}
 		if items == nil {
 			return &typeRef{kind: refSlice, elem: rawType}, nullable
@@ -228,6 +263,18 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 		props := n.Get("properties")
 		if props == nil || len(props.Members) == 0 {
 			ap := n.Get("additionalProperties")
+			if pp := n.Get("patternProperties"); pp != nil && pp.Kind == jsontree.Object && len(pp.Members) > 0 {
+				if len(pp.Members) == 1 && (ap == nil || ap.Kind == jsontree.Bool && !ap.Bool) {
+					v, vNull := b.typeOf(pp.Members[0].Value, name+"Value")
+					if vNull && v.pointerable() {
+						v = &typeRef{kind: refPtr, elem: v}
+					}
+					return &typeRef{kind: refMap, elem: v}, nullable
+				}
+				b.ns.rep.warnf(b.at(pp), "the runtime still validates every key against its pattern",
+					"patternProperties with several patterns, or beside additionalProperties, become map[string]any")
+				return &typeRef{kind: refMap, elem: anyType}, nullable
+			}
 			switch {
 			case ap != nil && ap.Kind == jsontree.Object:
 				v, vNull := b.typeOf(ap, name+"Value")
@@ -243,6 +290,44 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 		return b.structOf(n, name), nullable
 	}
 	return b.fallback(n, fmt.Sprintf("type %q has no Go type", typ))
+}
+
+// tuple maps prefixItems to a slice when every position (and items, for
+// the positions after them) has the same Go type: a [latitude, longitude]
+// pair is a []float64.
+func (b *typeBuilder) tuple(n *jsontree.Node, prefix []*jsontree.Node, items *jsontree.Node, name string, nullable bool) (*typeRef, bool) {
+	var elem *typeRef
+	same := func(t *typeRef) bool { return elem == nil || t.String() == elem.String() }
+	for _, p := range prefix {
+		kind, integer := branchKind(p)
+		var t *typeRef
+		switch {
+		case kind == "number" && integer:
+			t = builtin("int64")
+		case kind == "number":
+			t = builtin("float64")
+		case kind == "string" && !p.Has("enum") && !p.Has("const") && !p.Has("format"):
+			t = builtin("string")
+		case kind == "boolean":
+			t = builtin("bool")
+		default:
+			return b.fallback(n, "a tuple (prefixItems) of other than plain numbers, strings or booleans cannot be represented as a Go slice")
+		}
+		if !same(t) {
+			return b.fallback(n, "a tuple (prefixItems) whose positions have different types cannot be represented as a Go slice")
+		}
+		elem = t
+	}
+	if items != nil && !(items.Kind == jsontree.Bool && !items.Bool) {
+		t, _ := b.typeOf(items, name+"Item")
+		if !same(t) {
+			return b.fallback(n, "a tuple (prefixItems) whose positions have different types cannot be represented as a Go slice")
+		}
+	}
+	if elem == nil {
+		elem = rawType
+	}
+	return &typeRef{kind: refSlice, elem: elem}, nullable
 }
 
 // constraintsOnly reports whether schemas only constrain (required, minimum,

@@ -60,12 +60,17 @@ func (b *typeBuilder) enum(n *jsontree.Node, vals []*jsontree.Node, titles []str
 	if !b.ns.claim(name, b.at(n), `set "x-go-name" on one of the schemas`) {
 		return rawType, nullable
 	}
+	var strs []string
+	for _, v := range kept {
+		strs = append(strs, v.Str)
+	}
+	strSuffixes := enumSuffixes(strs)
 	for i, v := range kept {
 		val := scalar(v)
 		suffix := ""
-		switch x := val.(type) {
+		switch val.(type) {
 		case string:
-			suffix = enumValueName(x)
+			suffix = strSuffixes[i]
 		default:
 			suffix = strings.NewReplacer("-", "Minus", ".", "Dot", "+", "").Replace(v.Num)
 		}

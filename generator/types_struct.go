@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -81,8 +82,13 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 			}
 		}
 	}
-	if ap := n.Get("additionalProperties"); len(members) > 0 && ap != nil && ap.Kind == jsontree.Object {
-		b.ns.rep.warnf(b.at(ap), "only the named properties become fields", "additionalProperties beside properties is not represented; extra keys are dropped when decoding")
+	if len(members) > 0 {
+		if ap := n.Get("additionalProperties"); ap != nil && (ap.Kind == jsontree.Object || ap.Kind == jsontree.Bool && ap.Bool) {
+			b.extra = append(b.extra, ap)
+		}
+		if pp := n.Get("patternProperties"); pp != nil && pp.Kind == jsontree.Object && len(pp.Members) > 0 {
+			b.extra = append(b.extra, pp)
+		}
 	}
 	byGo := map[string]*jsontree.Node{}
 	for _, m := range members {
@@ -110,11 +116,25 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		t, nullable := b.typeOf(p, name+fname)
 		f := &field{goName: fname, jsonName: m.Key, typ: t, doc: docLines(p)}
 		req := required[m.Key]
-		if !req && !nullable {
-			f.def = defaultFor(b.src.doc, p, t)
+		def := defaultFor(b.src.doc, p, t)
+		if dn := p.Get("default"); dn != nil && def == nil && !(dn.Kind == jsontree.Null && nullable) {
+			what := fmt.Sprintf("does not fit the property's type (Go type %s)", t)
+			if e, ok := t.decl.(*enumDecl); ok {
+				what = "is not one of " + e.valueList()
+			}
+			b.ns.rep.warnf(b.at(dn), "fix the default or remove it", "default %s %s; it is not applied", compactJSON(b.src.doc, dn), what)
 		}
-		f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
-		f.omitempty = !req && f.def == nil
+		if !req && !nullable {
+			f.def = def
+		}
+		if !req && nullable && t.kind != refRaw {
+			// "Omit to keep, null to clear": the handler must tell absent,
+			// null and a value apart, which a pointer cannot.
+			f.typ, f.def, f.omitzero = &typeRef{kind: refOptional, elem: t}, nil, true
+		} else {
+			f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
+			f.omitempty = !req && f.def == nil
+		}
 		d.fields = append(d.fields, f)
 	}
 	return ref
@@ -187,6 +207,9 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 			}
 		}
 	case refNamed:
+		if _, ok := t.decl.(*choiceDecl); ok {
+			return rawDefault() // its UnmarshalJSON picks the field by kind
+		}
 		e, ok := t.decl.(*enumDecl)
 		if !ok {
 			if d.Kind == jsontree.Object {
@@ -202,6 +225,15 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 		}
 	}
 	return nil
+}
+
+// compactJSON is the value at n as compact JSON, for messages.
+func compactJSON(doc *jsontree.Doc, n *jsontree.Node) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, doc.Raw(n)); err != nil {
+		return string(doc.Raw(n))
+	}
+	return buf.String()
 }
 
 // scalar converts a JSON scalar to string, int64 (integers) or float64.

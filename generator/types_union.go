@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"strings"
+
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
@@ -8,17 +10,20 @@ import (
 // nullable (T or null), and discriminated unions. ok is false when none fits.
 func (b *typeBuilder) alternatives(n *jsontree.Node, key string, alts *jsontree.Node, name string) (*typeRef, bool, bool) {
 	allConst := true
+	constKinds := map[jsontree.Kind]bool{}
 	var nonNull []*jsontree.Node
 	for _, a := range alts.Elems {
-		if a.Get("const") == nil {
+		if c := a.Get("const"); c == nil {
 			allConst = false
+		} else if c.Kind != jsontree.Null {
+			constKinds[c.Kind] = true
 		}
 		if t := a.Get("type"); t != nil && t.Kind == jsontree.String && t.Str == "null" && len(a.Members) == 1 {
 			continue
 		}
 		nonNull = append(nonNull, a)
 	}
-	if allConst {
+	if allConst && len(constKinds) == 1 {
 		var vals []*jsontree.Node
 		var titles []string
 		for _, a := range alts.Elems {
@@ -37,8 +42,14 @@ func (b *typeBuilder) alternatives(n *jsontree.Node, key string, alts *jsontree.
 		t, _ := b.typeOf(nonNull[0], name)
 		return t, true, true
 	}
-	t, ok := b.union(n, alts.Elems, name)
-	return t, false, ok
+	if t, ok := b.union(n, nonNull, name); ok {
+		return t, len(nonNull) < len(alts.Elems), true
+	}
+	t, why, ok := b.choice(n, nonNull, name)
+	if !ok {
+		b.whyNot = why
+	}
+	return t, len(nonNull) < len(alts.Elems), ok
 }
 
 // union builds a sum type when every branch is an object that requires one
@@ -56,30 +67,36 @@ func (b *typeBuilder) union(n *jsontree.Node, alts []*jsontree.Node, name string
 		}
 		targets[i] = t
 	}
-	discValue := func(t *jsontree.Node, prop string) (string, bool) {
+	// discValues are the values of prop that select branch t: a const, or
+	// an enum (a branch may take several tags, another only one).
+	discValues := func(t *jsontree.Node, prop string) ([]string, bool) {
 		p := t.Get("properties").Get(prop)
 		if p == nil {
-			return "", false
+			return nil, false
 		}
-		c := p.Get("const")
-		if c == nil {
-			if e := p.Get("enum"); e != nil && len(e.Elems) == 1 {
-				c = e.Elems[0]
+		var vals []*jsontree.Node
+		if c := p.Get("const"); c != nil {
+			vals = []*jsontree.Node{c}
+		} else if e := p.Get("enum"); e != nil && e.Kind == jsontree.Array {
+			vals = e.Elems
+		}
+		var out []string
+		for _, v := range vals {
+			if v.Kind != jsontree.String {
+				return nil, false
 			}
-		}
-		if c == nil || c.Kind != jsontree.String {
-			return "", false
+			out = append(out, v.Str)
 		}
 		req := t.Get("required")
-		if req == nil {
-			return "", false
+		if len(out) == 0 || req == nil {
+			return nil, false
 		}
 		for _, r := range req.Elems {
 			if r.Str == prop {
-				return c.Str, true
+				return out, true
 			}
 		}
-		return "", false
+		return nil, false
 	}
 	var candidates []string
 	if d := n.Get("discriminator"); d != nil && d.Get("propertyName") != nil {
@@ -90,18 +107,23 @@ func (b *typeBuilder) union(n *jsontree.Node, alts []*jsontree.Node, name string
 		}
 	}
 	prop := ""
-	var values []string
+	var values [][]string
 candidate:
 	for _, c := range candidates {
 		seen := map[string]bool{}
 		values = values[:0]
 		for _, t := range targets {
-			v, ok := discValue(t, c)
-			if !ok || seen[v] {
+			vs, ok := discValues(t, c)
+			if !ok {
 				continue candidate
 			}
-			seen[v] = true
-			values = append(values, v)
+			for _, v := range vs {
+				if seen[v] {
+					continue candidate
+				}
+				seen[v] = true
+			}
+			values = append(values, vs)
 		}
 		prop = c
 		break
@@ -118,9 +140,9 @@ candidate:
 	*b.decls = append(*b.decls, d)
 	byField := map[string]bool{}
 	for i, a := range alts {
-		fname := fieldName(values[i])
+		fname := fieldName(strings.Join(values[i], " or "))
 		if byField[fname] {
-			b.ns.rep.errorf(b.at(a), `set "x-go-name" on the variant schemas`, "variant %q makes a Go field name %q used by another variant", values[i], fname)
+			b.ns.rep.errorf(b.at(a), `set "x-go-name" on the variant schemas`, "variant %q makes a Go field name %q used by another variant", strings.Join(values[i], ", "), fname)
 			continue
 		}
 		byField[fname] = true
@@ -129,9 +151,9 @@ candidate:
 		if !ok {
 			continue
 		}
-		v := variant{field: fname, value: values[i], typ: t}
+		v := variant{field: fname, values: values[i], typ: t}
 		for _, f := range sd.fields {
-			if f.jsonName == prop {
+			if f.jsonName == prop && len(values[i]) == 1 {
 				v.discField = f.goName
 			}
 		}

@@ -85,3 +85,37 @@ func TestMultiRoundTripCrossesReplicasWithTheSharedKey(t *testing.T) {
 	}
 	t.Logf("a replica with another key answers: %v %v", res, err)
 }
+
+// Single-use requestState on replicas: the retry with the answer runs once on
+// whichever replica it reaches, and the same retry replayed to any replica,
+// the one that ran it or another, is refused, because the spent state is
+// recorded in Redis (SET NX) and not in one process.
+func TestSingleUseStateIsSpentOnEveryReplica(t *testing.T) {
+	addr := redisAddr(t)
+	rs := startReplicas(t, 3, addr, testPrefix(t), "-single-use")
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	first, err := modernCall(ctx, c, rs[0].url, map[string]any{"arguments": map[string]any{"n": 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, _ := first["requestState"].(string)
+	if first["resultType"] != "input_required" || state == "" {
+		t.Fatalf("round one: %v", first)
+	}
+	retry := func(url string) (map[string]any, error) {
+		return modernCall(ctx, c, url, map[string]any{"arguments": map[string]any{"n": 4}, "requestState": state,
+			"inputResponses": map[string]any{"pick": map[string]any{"action": "accept", "content": map[string]any{"value": answerValue(4)}}}})
+	}
+	if res, err := retry(rs[1].url); err != nil || res["resultType"] != "complete" {
+		t.Fatalf("first retry: %v, %v", res, err)
+	}
+	for i, r := range []*replica{rs[1], rs[0], rs[2]} {
+		res, err := retry(r.url)
+		if err == nil || !strings.Contains(err.Error(), "already used") {
+			t.Fatalf("replay %d (replica %s): %v, %v; want the error \"already used\"", i+1, r.id, res, err)
+		}
+	}
+}

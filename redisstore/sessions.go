@@ -104,8 +104,15 @@ func (ss sessionStore) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// sessionDeleted ends this process's waits and bus subscriptions of a session.
+// sessionDeleted ends this process's waits and bus subscriptions of a
+// session, and tells the runtime (runtime.SignalEnd), which ends the
+// session's calls and streams here at once.
 func (s *Store) sessionDeleted(id string) {
+	s.dropSession(id)
+	s.signal(id, runtime.SignalEnd, nil)
+}
+
+func (s *Store) dropSession(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k := range s.pending {

@@ -72,6 +72,9 @@ type Store struct {
 	subs      map[string]map[*subscription]struct{} // channel -> local subscribers
 	confirmed map[string]chan struct{}              // channel -> closed once Redis confirmed the subscription
 	closed    bool
+
+	signalFns    map[int]func(session, kind string, data []byte) // OnSignal handlers
+	nextSignalFn int
 }
 
 type pendingKey struct{ session, id string }
@@ -81,7 +84,8 @@ type waiter struct {
 }
 
 // New starts a Store on rdb: it claims a routing ID and subscribes to this
-// process's answer channel and to session deletions. Close it on shutdown.
+// process's answer channel, to session deletions and to session signals
+// (cancellations). Close it on shutdown.
 func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.Prefix == "" {
 		opts.Prefix = "mcpgen:"
@@ -117,6 +121,7 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 		pending:   map[pendingKey]*waiter{},
 		subs:      map[string]map[*subscription]struct{}{},
 		confirmed: map[string]chan struct{}{},
+		signalFns: map[int]func(string, string, []byte){},
 	}
 	// Claim a routing ID no other live process holds (SET NX), so a collision
 	// of random IDs is refused instead of mixing answers.
@@ -140,7 +145,7 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	s.ps = rdb.Subscribe(ctx)
 	msgs := s.ps.ChannelWithSubscriptions(redis.WithChannelSize(4096), redis.WithChannelSendTimeout(time.Second))
 	go s.receive(msgs)
-	if err := s.subscribeChannels(ctx, s.answerChannel(s.id), s.deletedChannel()); err != nil {
+	if err := s.subscribeChannels(ctx, s.answerChannel(s.id), s.deletedChannel(), s.signalChannel()); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("redisstore: subscribing: %w", err)
 	}
@@ -149,8 +154,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 
 // Configure selects the store in the runtime's options: sessions, pending
 // requests and events live in Redis, fallback messages reach a GET stream on
-// any replica through the session bus, and outbound request IDs carry this
-// process's replica ID. This is the one line a deployment adds:
+// any replica through the session bus, spent single-use requestStates are
+// recorded for every replica, and outbound request IDs carry this process's
+// replica ID. This is the one line a deployment adds:
 //
 //	st.Configure(&opts)
 //	srv := runtime.NewServer(opts)
@@ -159,6 +165,9 @@ func (s *Store) Configure(o *runtime.Options) {
 	o.Pending = s.Pending()
 	o.Events = s.Events()
 	o.Bus = s
+	if o.StateLedger == nil {
+		o.StateLedger = s.StateLedger()
+	}
 	o.ReplicaID = s.id
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
@@ -224,6 +233,7 @@ func (s *Store) busChannel(session, topic string) string {
 }
 func (s *Store) answerChannel(replica string) string { return s.opts.Prefix + "r:" + replica }
 func (s *Store) deletedChannel() string              { return s.opts.Prefix + "deleted" }
+func (s *Store) signalChannel() string               { return s.opts.Prefix + "signal" }
 
 // receive dispatches everything the pub/sub connection delivers. It never
 // blocks on a slow consumer.
@@ -256,6 +266,8 @@ func (s *Store) receive(msgs <-chan any) {
 					s.deliverAnswer(m.Payload)
 				case s.deletedChannel():
 					s.sessionDeleted(m.Payload)
+				case s.signalChannel():
+					s.receiveSignal(m.Payload)
 				default:
 					s.dispatch(m.Channel, []byte(m.Payload))
 				}

@@ -334,7 +334,7 @@ func TestConfigureSelectsEverything(t *testing.T) {
 	st := newStores(t, 1, Options{PendingTTL: time.Minute})[0]
 	var o runtime.Options
 	st.Configure(&o)
-	if o.Sessions == nil || o.Pending == nil || o.Events == nil || o.Bus == nil || o.ReplicaID != st.ReplicaID() || o.ReplicaID == "" {
+	if o.Sessions == nil || o.Pending == nil || o.Events == nil || o.Bus == nil || o.StateLedger == nil || o.ReplicaID != st.ReplicaID() || o.ReplicaID == "" {
 		t.Fatalf("Configure left %+v", o)
 	}
 	if o.RequestTimeout != time.Minute || o.SessionIdleTimeout != 30*time.Minute {

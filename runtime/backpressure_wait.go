@@ -30,6 +30,7 @@ type backpressureWait struct {
 	size     int
 	buf      []frame
 	finished bool
+	refusing bool          // no more requests or notifications, only final responses
 	room     chan struct{} // closed when room frees or the stream finishes; nil when nobody waits
 	avail    chan struct{} // closed when a frame arrives or the stream finishes; nil when nobody waits
 }
@@ -49,7 +50,7 @@ func (b *backpressureWait) push(ctx context.Context, f frame) error {
 			return err
 		}
 		b.mu.Lock()
-		if b.finished {
+		if b.finished || b.refusing {
 			b.mu.Unlock()
 			return errStreamFinished
 		}
@@ -138,6 +139,28 @@ func (b *backpressureWait) finish() {
 	b.signalAvail()
 }
 
+// refuse ends the stream for everything but the final responses still
+// owed: waiting senders get errStreamFinished, responses are queued as
+// before. The session of the stream ended; its running requests still answer.
+func (b *backpressureWait) refuse() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refusing = true
+	if b.room != nil {
+		close(b.room)
+		b.room = nil
+	}
+}
+
+// abandon finishes the stream and lets go of what it buffered: nobody can
+// read it any more.
+func (b *backpressureWait) abandon() {
+	b.mu.Lock()
+	b.buf = nil
+	b.mu.Unlock()
+	b.finish()
+}
+
 // drained reports whether the stream is finished and every frame was taken.
 func (b *backpressureWait) drained() bool {
 	b.mu.Lock()
@@ -158,7 +181,7 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 func (b *backpressureWait) tryPush(f frame) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.finished || len(b.buf) >= b.size {
+	if b.finished || b.refusing || len(b.buf) >= b.size {
 		return false
 	}
 	b.buf = append(b.buf, f)

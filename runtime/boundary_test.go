@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestBadInputAtTheHTTPBoundary: each bad request gets the right status and
@@ -142,6 +143,7 @@ func FuzzDecodeMessages(f *testing.F) {
 		`{"jsonrpc":"2.0","id":{},"method":"x"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`,
 		`[]`, `[1]`, `{`, ``, `null`, `"x"`, " \n\t{} ",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"\x88\"}", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -166,6 +168,12 @@ func FuzzDecodeMessages(f *testing.F) {
 		for i, m := range msgs {
 			if len(m.ID) > 0 && !validID(m.ID) {
 				t.Fatalf("invalid ID %s kept", m.ID)
+			}
+			// Whatever the runtime echoes is valid JSON text: an error reply
+			// carries the ID, a method-not-found reply the method.
+			reply := encodeError(m.ID, &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method})
+			if !utf8.Valid(reply) || !json.Valid(reply) {
+				t.Fatalf("reply %q is not valid JSON text", reply)
 			}
 			if bad[i] != nil {
 				continue

@@ -35,7 +35,7 @@ type era interface {
 	// openRound prepares one run of a handler that may ask the client
 	// (tools/call): the peer its Call talks through, and the handler state
 	// of earlier rounds. target names what runs (the tool).
-	openRound(rq *request, target string, args json.RawMessage) (peer, []byte, *Error)
+	openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error)
 	// closeRound ends that run: it returns the outcome that replaces the
 	// handler's own (a malformed answer, or questions the client must answer
 	// first), or false to let the handler's return stand.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 )
 
 // legacyExchange is the legacy era (2025-03-26 to 2025-11-25) side of one
@@ -25,7 +26,7 @@ func (x *legacyExchange) kind() eraKind { return legacyEra }
 
 // openRound returns the live peer: a question waits for its answer on the
 // call's own stream. There are no rounds to carry state across.
-func (x *legacyExchange) openRound(rq *request, _ string, _ json.RawMessage) (peer, []byte, *Error) {
+func (x *legacyExchange) openRound(_ context.Context, rq *request, _ string, _ json.RawMessage) (peer, []byte, *Error) {
 	_, caps := x.sess.snapshot()
 	return &legacyPeer{x: x, parent: rq.id, caps: caps, progress: rq.params.ProgressToken}, nil, nil
 }
@@ -62,14 +63,24 @@ func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, s
 	sess.removeInflight(msg.ID)
 	cause := context.Cause(hctx)
 	cancel(nil)
-	if cause == errClientCancelled || cause == ErrSessionNotFound {
+	switch {
+	case cause == errClientCancelled: // the client cancelled it: no response
 		s.logger.LogAttrs(ctx, slog.LevelDebug, "request cancelled by the client",
 			slog.String("session", sess.id), slog.String("id", string(msg.ID)))
 		st.answered()
 		return
+	case cause == ErrSessionNotFound && s.closing.Load():
+		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
+	case cause == ErrSessionNotFound:
+		o = failure(errSessionEnded)
 	}
 	st.respond(s.frameLegacy(msg.ID, o))
 }
+
+// errSessionEnded answers the requests still running when their session
+// ended (DELETE, or the client showed no sign of life for
+// SessionIdleTimeout).
+var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ended (deleted, or idle past its timeout) while the request ran"}
 
 // runLegacy serves msg through the method table and, for an initialize,
 // establishes the session it negotiated before anything is answered.

@@ -30,9 +30,9 @@ type modernExchange struct {
 func (x *modernExchange) kind() eraKind { return modernEra }
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
-// method, target and arguments) and adds the retry's inputResponses to the
+// method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
 // answers it carries.
-func (x *modernExchange) openRound(rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
+func (x *modernExchange) openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
 	p := rq.params
 	answers := map[string]answer{}
 	var handlerState []byte
@@ -41,7 +41,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
 		}
-		st, err := x.s.sealer.open(*p.RequestState, rq.method, target, x.digest, x.principal)
+		st, err := x.s.openState(ctx, rq.method, target, *p.RequestState, x.digest)
 		if err != nil {
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}
@@ -139,8 +139,16 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
 func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
+	// A request still running when the server closes ends, and answers that
+	// the server is shutting down.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
 	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx)}
 	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
+	if context.Cause(ctx) == errShuttingDown {
+		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
+	}
 	if o.none {
 		return nil, 0
 	}

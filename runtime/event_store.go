@@ -30,15 +30,18 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, sessionID string) error
 }
 
-// MemoryEventStore is the default EventStore: per session, a ring of the
-// newest Limit events across all its streams. Event IDs are
+// MemoryEventStore is the default EventStore: per session, the newest Limit
+// events across all its streams, at most MaxBytes of data. Event IDs are
 // "<stream>_<n>" with n counting the session's events, so they are unique in
-// the session without a counter per stream. When the ring is full the
-// oldest event is dropped; a resume from before a dropped event replays what
-// is left of its stream.
+// the session without a counter per stream. When either bound is reached
+// the oldest events are dropped; a resume from before a dropped event
+// replays what is left of its stream. An event larger than MaxBytes is not
+// kept at all (its ID still counts).
 type MemoryEventStore struct {
 	// Limit is the number of events kept per session; 0 means 512.
 	Limit int
+	// MaxBytes is the data kept per session, in bytes; 0 means 1 MiB.
+	MaxBytes int
 
 	mu       sync.Mutex
 	sessions map[string]*sessionEvents
@@ -46,8 +49,8 @@ type MemoryEventStore struct {
 
 type sessionEvents struct {
 	last  uint64        // the session's last event number
-	ring  []storedEvent // grows up to the limit, then wraps
-	start int           // index of the oldest event once full
+	queue []storedEvent // oldest first
+	bytes int           // data held in queue
 }
 
 type storedEvent struct {
@@ -80,6 +83,13 @@ func (m *MemoryEventStore) limit() int {
 	return m.Limit
 }
 
+func (m *MemoryEventStore) maxBytes() int {
+	if m.MaxBytes <= 0 {
+		return 1 << 20
+	}
+	return m.MaxBytes
+}
+
 // Append implements EventStore.
 func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID string, data []byte) (string, error) {
 	m.mu.Lock()
@@ -93,13 +103,16 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID string,
 		m.sessions[sessionID] = se
 	}
 	se.last++
-	e := storedEvent{stream: streamID, seq: se.last, data: data}
-	if len(se.ring) < m.limit() {
-		se.ring = append(se.ring, e)
-	} else {
-		se.ring[se.start] = e
-		se.start = (se.start + 1) % len(se.ring)
+	if len(data) > m.maxBytes() {
+		return eventID(streamID, se.last), nil // too large to keep
 	}
+	for len(se.queue) > 0 && (len(se.queue) >= m.limit() || se.bytes+len(data) > m.maxBytes()) {
+		se.bytes -= len(se.queue[0].data)
+		se.queue[0] = storedEvent{} // release its data now
+		se.queue = se.queue[1:]     // append moves the live events to a new array when needed
+	}
+	se.queue = append(se.queue, storedEvent{stream: streamID, seq: se.last, data: data})
+	se.bytes += len(data)
 	return eventID(streamID, se.last), nil
 }
 
@@ -116,8 +129,7 @@ func (m *MemoryEventStore) Replay(ctx context.Context, sessionID, lastEventID st
 		return "", ErrEventNotFound
 	}
 	var todo []storedEvent
-	for i := range se.ring {
-		e := se.ring[(se.start+i)%len(se.ring)]
+	for _, e := range se.queue {
 		if e.stream == stream && e.seq > after && len(e.data) > 0 {
 			todo = append(todo, e)
 		}

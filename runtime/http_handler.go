@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // headerLastEventID resumes a stream (Mcp-Session-Id and MCP-Protocol-Version
@@ -58,14 +59,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readBody reads a POST body within the size limit; it writes the error
-// response itself and returns nil on failure.
+// readBody reads a POST body within the size limit and BodyReadTimeout; it
+// writes the error response itself and returns nil on failure. The read
+// deadline covers the body only: it is cleared before the response, which
+// may be a long event stream.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) []byte {
+	var rc *http.ResponseController
+	if d := s.opts.BodyReadTimeout; d > 0 {
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+			rc = nil // not a net/http connection (a test recorder): no deadline
+		}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if rc != nil && err == nil {
+		// Cleared on success only: after a failure the expired deadline also
+		// stops net/http from draining the rest of a trickled body.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, nil, &Error{Code: CodeInvalidRequest, Message: "request body too large"})
+			return nil
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, nil, &Error{Code: CodeInvalidRequest, Message: "request body not received within " + s.opts.BodyReadTimeout.String()})
 			return nil
 		}
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeParseError, Message: "reading the body: " + err.Error()})
@@ -208,4 +229,22 @@ func (s *Server) sessionError(w http.ResponseWriter, id json.RawMessage, err err
 		return
 	}
 	writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
+}
+
+// retryAfterSeconds is the Retry-After of a refusal for capacity (sessions,
+// GET streams): long enough not to hammer the server, short enough that a
+// client gets in soon after others leave.
+const retryAfterSeconds = "5"
+
+// createSessionError answers a failed session creation: 503 with
+// Retry-After when MaxSessions are open (the server is full, not broken),
+// 500 otherwise.
+func (s *Server) createSessionError(w http.ResponseWriter, id json.RawMessage, err error) {
+	if errors.Is(err, ErrTooManySessions) {
+		w.Header().Set("Retry-After", retryAfterSeconds)
+		writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError,
+			Message: "too many sessions on this server (Options.MaxSessions); try again later"})
+		return
+	}
+	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
 }

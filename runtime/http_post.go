@@ -61,6 +61,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionError(w, id, err)
 		return
 	}
+	defer sess.release(sess.hold(r.Context()))
 	// A supported MCP-Protocol-Version other than the negotiated one is
 	// accepted (only invalid or unsupported values are 400), as the TS SDK does.
 	sv := sess.version()
@@ -75,8 +76,17 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 // the legacy era creates the session it negotiates and the response names it
 // in Mcp-Session-Id.
 func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
-	x := &legacyExchange{establish: s.createSession}
+	var createErr error
+	x := &legacyExchange{establish: func(ctx context.Context, st SessionState) (*session, error) {
+		sess, err := s.createSession(ctx, st)
+		createErr = err
+		return sess, err
+	}}
 	o := s.runLegacy(r.Context(), x, msg)
+	if createErr != nil {
+		s.createSessionError(w, msg.ID, createErr)
+		return
+	}
 	f := s.frameLegacy(msg.ID, o)
 	if o.err != nil {
 		writeJSONStatus(w, f.status, "", f.data)

@@ -104,34 +104,37 @@ func (s *Server) tick() {
 	}
 }
 
-// idle reports whether a session has had no request for SessionIdleTimeout
-// and has nothing running or open.
+// idle reports whether a session's client has shown no sign of life for
+// SessionIdleTimeout: no request, no answer, and no connection still open. A
+// call still running does not keep it alive (its client may be gone for
+// good, and a disconnect alone is not a cancellation); ending the session
+// ends such calls.
 func (s *Server) idle(sess *session, now time.Time) bool {
 	d := s.opts.SessionIdleTimeout
 	if d < 0 || now.Sub(time.Unix(0, sess.lastSeen.Load())) < d {
 		return false
 	}
-	sess.mu.Lock()
-	busy, get := len(sess.inflight) > 0, sess.standalone
-	sess.mu.Unlock()
-	return !busy && (get == nil || !get.attached())
+	return !sess.connected()
 }
 
 // keepAlive pings the session's GET stream when a client is attached to it.
 // The previous ping, if still unanswered, expires (a late answer gets
-// "request expired"). Nothing else happens to the session.
+// "request expired"), whether or not the stream is still attached. Nothing
+// else happens to the session.
 func (s *Server) keepAlive(sess *session) {
 	sess.mu.Lock()
 	st := sess.standalone
 	prev := sess.pingID
 	sess.pingID = nil
 	sess.mu.Unlock()
-	if st == nil || !st.attached() {
-		return
-	}
 	ctx := context.WithoutCancel(sess.ctx)
 	if prev != nil {
+		// Also when the stream is gone: its pending record must not wait
+		// for PendingTTL in a shared store.
 		s.pending.Expire(ctx, sess.id, prev, true)
+	}
+	if st == nil || !st.attached() {
+		return
 	}
 	id := sess.ids.next()
 	data, _ := encodeRequest(id, "ping", nil)

@@ -75,6 +75,7 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 		timeout = t.C
 	}
 	answered := func(a Answer) (json.RawMessage, error) {
+		sess.touch() // an answer is a sign of life, wherever it was posted
 		if a.Error != nil {
 			log.step(ctx, "error", slog.Int("code", a.Error.Code))
 			return nil, fmt.Errorf("the client answered %s with error %d: %s", method, a.Error.Code, a.Error.Message)

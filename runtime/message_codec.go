@@ -5,16 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 )
 
 // decodeMessages decodes one HTTP body or stdio line: a single message or a
-// batch array. A body that is not JSON is a *Error with CodeParseError. Each
+// batch array. A body that is not JSON is a *Error with CodeParseError, and
+// so is one that is not UTF-8 (RFC 8259 section 8.1): nothing the runtime
+// echoes (an id, a method name) can then carry bytes that would make its
+// reply invalid JSON text. Each
 // element is checked on its own: bad[i] is the error for msgs[i] (nil when
 // the element is a valid message), so a batch answers every element.
 func decodeMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err *Error) {
 	body = trimSpace(body)
 	if len(body) == 0 {
 		return nil, nil, false, &Error{Code: CodeParseError, Message: "empty body"}
+	}
+	if !utf8.Valid(body) {
+		return nil, nil, body[0] == '[', &Error{Code: CodeParseError, Message: "parse error: the message is not valid UTF-8"}
 	}
 	if body[0] == '[' {
 		var raws []json.RawMessage

@@ -39,7 +39,7 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	peer, state, e := rq.era.openRound(rq, t.Name, args)
+	peer, state, e := rq.era.openRound(ctx, rq, t.Name, args)
 	if e != nil {
 		return failure(e)
 	}

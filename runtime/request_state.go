@@ -15,7 +15,8 @@ import (
 )
 
 // defaultRequestStateTTL is how long a client may take to answer an
-// input_required round before its requestState expires.
+// input_required round before its requestState expires
+// (Options.RequestStateTTL).
 const defaultRequestStateTTL = 15 * time.Minute
 
 // requestStatePrefix versions the token format.
@@ -36,6 +37,7 @@ var (
 // multi round-trip call: the answers of earlier rounds, the handler's own
 // state (Call.SetState), and what the state is bound to.
 type requestState struct {
+	ID      string            `json:"i,omitempty"` // random: names this state in the StateLedger (single-use mode)
 	Method  string            `json:"m"`           // e.g. "tools/call"
 	Name    string            `json:"n"`           // the tool's name
 	Digest  string            `json:"d"`           // argsDigest of the call's arguments
@@ -101,8 +103,14 @@ func newStateSealer(secret []byte) (*stateSealer, error) {
 	return &stateSealer{aead: aead, ttl: defaultRequestStateTTL, now: time.Now}, nil
 }
 
-// seal stamps st with its expiry and returns the opaque token.
+// seal stamps st with a random ID and its expiry and returns the opaque
+// token.
 func (s *stateSealer) seal(st *requestState) (string, error) {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", fmt.Errorf("requestState ID: %w", err)
+	}
+	st.ID = base64.RawURLEncoding.EncodeToString(id[:])
 	st.Expires = s.now().Add(s.ttl).Unix()
 	plain, err := json.Marshal(st)
 	if err != nil {

@@ -8,7 +8,8 @@ import (
 
 // appendToolResult appends r as JSON. Text blocks without annotations, the
 // common case, are written directly; other blocks go through encoding/json.
-// The output is what encoding/json would produce for r.
+// The output decodes to what encoding/json would produce for r (byte for
+// byte the same but for \b and \f, written \u0008 and \u000c).
 func appendToolResult(b []byte, r *ToolResult) ([]byte, error) {
 	b = append(b, `{"content":[`...)
 	for i, c := range r.Content {
@@ -43,8 +44,9 @@ func appendToolResult(b []byte, r *ToolResult) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string escaped as encoding/json does
-// (HTML-safe, U+2028/U+2029 escaped, invalid UTF-8 replaced).
+// appendJSONString appends s as a JSON string with encoding/json's escaping
+// rules (HTML-safe, U+2028/U+2029 escaped, invalid UTF-8 replaced), except
+// that \b and \f are written \u0008 and \u000c.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0

@@ -10,8 +10,8 @@ import (
 
 // ListenAndServe serves the Server at path /mcp on addr (for example
 // "127.0.0.1:8080") until ctx ends, then shuts down gracefully: in-flight
-// calls get up to 10 seconds to finish. It returns nil after a clean
-// shutdown.
+// calls get Options.ShutdownTimeout (10s) to finish, and those still running
+// then answer with an error. It returns nil after a clean shutdown.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -20,6 +20,10 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
+// shutdownAnswerWait bounds how long the requests that Shutdown ended get to
+// write their error responses.
+const shutdownAnswerWait = 2 * time.Second
+
 // Serve is ListenAndServe on an existing listener.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
@@ -27,7 +31,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if p := s.ProtectedResourceMetadataPath(); p != "" {
 		mux.Handle(p, s)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: both would cut long response streams.
+	// The body has its own deadline (readBody, BodyReadTimeout).
+	srv := &http.Server{Handler: mux,
+		ReadHeaderTimeout: positive(s.opts.ReadHeaderTimeout),
+		IdleTimeout:       positive(s.opts.IdleTimeout)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -36,10 +44,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
 	err := s.Shutdown(sctx)
-	if herr := srv.Shutdown(sctx); herr != nil && err == nil {
+	// Shutdown ended what still ran; those requests answer with an error,
+	// which they get a moment to write before the connections close.
+	hctx, hcancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownAnswerWait)
+	defer hcancel()
+	if herr := srv.Shutdown(hctx); herr != nil && err == nil {
 		err = herr
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
@@ -66,6 +78,9 @@ func (s *Server) Close() error {
 	s.shutdownModern()
 	s.calls.close()
 	s.stopJanitor()
+	if s.stopSignals != nil {
+		s.stopSignals()
+	}
 	s.smu.Lock()
 	list := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
@@ -100,3 +115,6 @@ func (s *Server) NotifyToolListChanged() {
 	s.smu.RUnlock()
 	s.notifyModernToolListChanged()
 }
+
+// positive maps a disabled (negative) bound to net/http's "none" (0).
+func positive(d time.Duration) time.Duration { return max(d, 0) }

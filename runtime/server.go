@@ -25,6 +25,21 @@ type Options struct {
 	// StateKey seals 2026-07-28 requestState (HMAC/AEAD). Replicas that serve one
 	// client must share it; empty means a random key per Server.
 	StateKey []byte
+	// RequestStateTTL is how long a client may take to answer one
+	// input_required round before its requestState expires; 0 means 15m.
+	RequestStateTTL time.Duration
+	// SingleUseState makes every tool's requestState single-use: the retry
+	// that carries it runs the tool once, and the same requestState sent
+	// again is refused (-32602), so a replayed answer cannot run a tool
+	// twice. SingleUseTools does the same for the named tools only. Spent
+	// states are recorded in StateLedger until they expire.
+	SingleUseState bool
+	SingleUseTools []string
+	// StateLedger records spent single-use requestStates; nil means in
+	// memory (one process), bounded by MaxSpentStates (0 means 100,000;
+	// beyond it, while none has expired, single-use retries are refused).
+	StateLedger    StateLedger
+	MaxSpentStates int
 
 	// AllowedOrigins are Origin header values accepted besides loopback
 	// origins (http(s)://localhost, 127.0.0.1, [::1], any port); "*" accepts
@@ -37,6 +52,24 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body (413 beyond it) and a stdio line;
 	// 0 means 4 MiB.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds how long a client may take to send a whole POST
+	// body, from the moment the handler starts reading it (408 beyond it).
+	// It is a read deadline on the connection set only while the body is
+	// read, so it never cuts a long response stream. 0 means 30s, negative
+	// disables.
+	BodyReadTimeout time.Duration
+	// ReadHeaderTimeout bounds how long Serve waits for a request's headers;
+	// 0 means 10s, negative disables.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout is how long Serve keeps an idle keep-alive connection open
+	// between requests; 0 means 75s (longer than common load balancer idle
+	// timeouts, so that the balancer closes first), negative disables. It
+	// does not apply while a response stream is open.
+	IdleTimeout time.Duration
+	// ShutdownTimeout is how long Serve, once its context ends, waits for
+	// running calls to finish before it ends every session; calls still
+	// running then answer with an error. 0 means 10s.
+	ShutdownTimeout time.Duration
 	// StreamBuffer is the number of messages a stream buffers before senders
 	// wait for room (backpressure); 0 means 64.
 	StreamBuffer int
@@ -44,15 +77,22 @@ type Options struct {
 	// lines on long POST streams; 0 means 15s, negative disables. A client
 	// that never opens a GET stream is never expired for missing pings.
 	KeepAlive time.Duration
-	// SessionIdleTimeout ends sessions without requests or open streams for
-	// this long; 0 means 30 minutes, negative never.
+	// SessionIdleTimeout ends a session whose client showed no sign of life
+	// (no request, no connection open) for this long, and the calls it still
+	// runs; 0 means 30 minutes, negative never.
 	SessionIdleTimeout time.Duration
 	// FallbackWait bounds how long a message whose request stream is finished
 	// waits for the client to open a GET stream; 0 means 5s.
 	FallbackWait time.Duration
 	// RequestTimeout bounds each wait for a client's answer (elicitation,
-	// sampling, roots); 0 means only the caller's context bounds it.
+	// sampling, roots); 0 means 10 minutes (a user may take minutes over a
+	// form), negative leaves only the caller's context to bound it.
 	RequestTimeout time.Duration
+	// ResumeWindow is how long a request's event stream may stay without a
+	// connection (the client dropped it) before it is given up: its buffered
+	// messages are dropped and its handler's sends fail instead of waiting
+	// for room on a stream nobody drains. 0 means 1 minute, negative never.
+	ResumeWindow time.Duration
 	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
 	// 0 means 1s.
 	RetryInterval time.Duration
@@ -64,6 +104,28 @@ type Options struct {
 	StreamAfter time.Duration
 	// PageSize is the number of tools per tools/list page; 0 means 100.
 	PageSize int
+	// MaxSessions bounds the legacy sessions this process holds; initialize
+	// beyond it gets 503 with Retry-After (sessions end on DELETE or after
+	// SessionIdleTimeout). 0 means 10,000, negative no bound. Sessions that
+	// other replicas created are served even past it.
+	MaxSessions int
+	// MaxClientDataBytes bounds what a session stores of the client's
+	// initialize: clientInfo and capabilities, each. A larger clientInfo is
+	// stored as its name, version and title only; larger capabilities as
+	// the ones the runtime acts on. 0 means 8 KiB.
+	MaxClientDataBytes int
+	// MaxGETStreams bounds the GET streams (standalone and resumed) open at
+	// once in this process; one more gets 429 with Retry-After. A session
+	// has at most one connection per stream anyway: a new GET takes its
+	// stream over from the previous one. 0 means 10,000, negative no bound.
+	MaxGETStreams int
+	// EventsPerSession and EventBytesPerSession bound the SSE events the
+	// default in-memory EventStore keeps per session for Last-Event-ID; the
+	// oldest go first, and an event larger than EventBytesPerSession is not
+	// kept (a resume replays what follows it). 0 means 512 events and 1 MiB.
+	// A store given in Events has its own bounds.
+	EventsPerSession     int
+	EventBytesPerSession int
 	// ReplicaID prefixes server-to-client request IDs ("<ReplicaID>-<n>") so
 	// that replicas sharing a session store never collide; empty for one process.
 	ReplicaID string
@@ -97,8 +159,26 @@ func (o Options) withDefaults() Options {
 	if o.PageSize <= 0 {
 		o.PageSize = 100
 	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = 10_000
+	}
+	if o.MaxClientDataBytes <= 0 {
+		o.MaxClientDataBytes = 8 << 10
+	}
+	if o.MaxGETStreams == 0 {
+		o.MaxGETStreams = 10_000
+	}
 	def(&o.KeepAlive, 15*time.Second)
+	def(&o.BodyReadTimeout, 30*time.Second)
+	def(&o.ReadHeaderTimeout, 10*time.Second)
+	def(&o.IdleTimeout, 75*time.Second)
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 10 * time.Second
+	}
+	def(&o.RequestStateTTL, defaultRequestStateTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
+	def(&o.RequestTimeout, 10*time.Minute)
+	def(&o.ResumeWindow, time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
 	if o.Name == "" {
@@ -123,12 +203,15 @@ type Server struct {
 	sessionStore SessionStore
 	pending      PendingRouter
 	events       EventStore
+	ledger       StateLedger
 
 	baseCtx    context.Context // parent of every session; Close cancels it
 	baseCancel context.CancelFunc
 	smu        sync.RWMutex
 	sessions   map[string]*session
-	calls      drainGroup // running handlers, for graceful shutdown
+	creating   int          // sessions being created (counted against MaxSessions), under smu
+	getStreams atomic.Int64 // GET streams open now (MaxGETStreams)
+	calls      drainGroup   // running handlers, for graceful shutdown
 	closing    atomic.Bool
 	janitor    janitor
 
@@ -137,6 +220,8 @@ type Server struct {
 	sealer       *stateSealer    // seals 2026-07-28 requestState
 	listeners    *listenHub      // open subscriptions/listen streams
 	auth         *authState      // Options.Auth checked; nil without authorization
+
+	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
@@ -158,7 +243,7 @@ func NewServer(opts Options) *Server {
 	}
 	opts = opts.withDefaults()
 	s := &Server{opts: opts, logger: logger, byName: map[string]*registeredTool{},
-		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events,
+		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events, ledger: opts.StateLedger,
 		sessions: map[string]*session{}}
 	if s.sessionStore == nil {
 		s.sessionStore = &MemorySessionStore{}
@@ -167,7 +252,10 @@ func NewServer(opts Options) *Server {
 		s.pending = &MemoryPendingRouter{}
 	}
 	if s.events == nil {
-		s.events = &MemoryEventStore{}
+		s.events = &MemoryEventStore{Limit: opts.EventsPerSession, MaxBytes: opts.EventBytesPerSession}
+	}
+	if s.ledger == nil {
+		s.ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	sealer, err := newStateSealer(opts.StateKey)
@@ -176,6 +264,7 @@ func NewServer(opts Options) *Server {
 		// cannot seal state must not run with a guessable key.
 		panic(err)
 	}
+	sealer.ttl = opts.RequestStateTTL
 	s.sealer = sealer
 	s.listeners = newListenHub()
 	if opts.Auth != nil {
@@ -190,6 +279,7 @@ func NewServer(opts Options) *Server {
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
 	s.capabilities = json.RawMessage(`{"tools":{"listChanged":true},"logging":{}}`)
+	s.listenSignals()
 	return s
 }
 

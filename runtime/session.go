@@ -31,6 +31,8 @@ type session struct {
 	standalone      *stream
 	standaloneReady chan struct{}                      // closed when the GET stream first attaches
 	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
+	conns           map[uint64]context.Context         // the client's open HTTP requests (hold)
+	nextConn        uint64
 	closed          bool
 	established     bool            // an initialize created it (a stdio connection's becomes so at its initialize)
 	stdio           bool            // a stdio connection's session: not in the store
@@ -70,17 +72,38 @@ func parseClientCapabilities(raw json.RawMessage) ClientCapabilities {
 	return c
 }
 
-// createSession starts a session after initialize.
+// ErrTooManySessions: the process holds Options.MaxSessions sessions, so
+// initialize is refused (HTTP 503 with Retry-After) until some end.
+var ErrTooManySessions = errors.New("mcpgen: too many sessions; try again later")
+
+// createSession starts a session after initialize. It refuses with
+// ErrTooManySessions when MaxSessions are open or being created, and stores
+// the client's data within MaxClientDataBytes.
 func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
 	st.ID = newSessionID()
 	st.Principal = principalKeyOf(ctx)
-	if err := s.sessionStore.Create(ctx, st); err != nil {
+	boundClientData(&st, s.opts.MaxClientDataBytes)
+	s.smu.Lock()
+	if max := s.opts.MaxSessions; max > 0 && len(s.sessions)+s.creating >= max {
+		s.smu.Unlock()
+		return nil, ErrTooManySessions
+	}
+	s.creating++
+	s.smu.Unlock()
+	err := s.sessionStore.Create(ctx, st)
+	var sess *session
+	if err == nil {
+		sess = s.liveSession(st)
+	}
+	s.smu.Lock()
+	s.creating--
+	if sess != nil {
+		s.sessions[st.ID] = sess
+	}
+	s.smu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	sess := s.liveSession(st)
-	s.smu.Lock()
-	s.sessions[st.ID] = sess
-	s.smu.Unlock()
 	s.startJanitor()
 	return sess, nil
 }
@@ -169,8 +192,46 @@ func (sess *session) close() {
 	}
 	sess.mu.Unlock()
 	for _, st := range streams {
-		st.q.finish()
+		if st.standalone {
+			st.q.finish()
+		} else {
+			st.q.refuse() // its running requests still answer ("the session ended")
+		}
 	}
+}
+
+// hold records a connection of the client's (an HTTP request of the
+// session, conn its context) until release: a session with an open
+// connection is not idle.
+func (sess *session) hold(conn context.Context) uint64 {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.conns == nil {
+		sess.conns = map[uint64]context.Context{}
+	}
+	sess.nextConn++
+	sess.conns[sess.nextConn] = conn
+	return sess.nextConn
+}
+
+func (sess *session) release(hold uint64) {
+	sess.mu.Lock()
+	delete(sess.conns, hold)
+	sess.mu.Unlock()
+	sess.touch()
+}
+
+// connected reports whether the client has a connection open (one that has
+// not gone away).
+func (sess *session) connected() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	for _, c := range sess.conns {
+		if c.Err() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (sess *session) touch() { sess.lastSeen.Store(time.Now().UnixNano()) }
@@ -302,8 +363,19 @@ func (sess *session) removeInflight(id json.RawMessage) {
 	delete(sess.inflight, string(trimSpace(id)))
 }
 
-// cancelInflight handles the client's notifications/cancelled.
+// cancelInflight handles the client's notifications/cancelled: the call
+// is cancelled here if it runs here, otherwise on the replica that runs it
+// (signalCancel, when the Bus reaches every replica).
 func (sess *session) cancelInflight(id json.RawMessage) bool {
+	if sess.cancelLocal(id) {
+		return true
+	}
+	sess.signalCancel(id)
+	return false
+}
+
+// cancelLocal cancels the request id if it runs in this process.
+func (sess *session) cancelLocal(id json.RawMessage) bool {
 	sess.mu.Lock()
 	cancel := sess.inflight[string(trimSpace(id))]
 	sess.mu.Unlock()

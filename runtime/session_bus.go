@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -17,6 +18,67 @@ type SessionBus interface {
 	// Publish sends msg to the current subscribers and returns how many
 	// there were.
 	Publish(ctx context.Context, sessionID, topic string, msg []byte) (int, error)
+}
+
+// SessionSignals is an optional interface of a SessionBus that reaches every
+// replica at once (redisstore's does). With it, a client's
+// notifications/cancelled that reaches a replica other than the one running
+// the call is carried to that one, and a session that ends on one replica
+// ends at once on every replica holding it; without it, cancellation reaches
+// only the receiving replica's calls, and a session deleted elsewhere ends
+// here at the next keep-alive tick.
+type SessionSignals interface {
+	// Signal tells every replica, this one included, about a session: kind
+	// SignalCancel with a request ID as data.
+	Signal(ctx context.Context, sessionID, kind string, data []byte) error
+	// OnSignal registers fn for the signals of every replica and for
+	// SignalEnd whenever a session is deleted on any replica; stop
+	// unregisters it. fn must not block.
+	OnSignal(fn func(sessionID, kind string, data []byte)) (stop func())
+}
+
+// Kinds of SessionSignals signals.
+const (
+	SignalCancel = "cancel" // data: the ID of the client request to cancel
+	SignalEnd    = "end"    // the session ended; no data
+)
+
+// listenSignals registers the Server for its Bus's signals, when it has
+// them; Close unregisters it.
+func (s *Server) listenSignals() {
+	if sig, ok := s.opts.Bus.(SessionSignals); ok {
+		s.stopSignals = sig.OnSignal(s.onSignal)
+	}
+}
+
+// onSignal acts on a signal from any replica, for a session this process
+// holds: a cancel reaches the call if it runs here; an end ends the local
+// copy of the session (its calls, waits and streams).
+func (s *Server) onSignal(sessionID, kind string, data []byte) {
+	s.smu.RLock()
+	sess := s.sessions[sessionID]
+	s.smu.RUnlock()
+	if sess == nil {
+		return
+	}
+	switch kind {
+	case SignalCancel:
+		sess.cancelLocal(json.RawMessage(data))
+	case SignalEnd:
+		s.dropLocal(sess)
+	}
+}
+
+// signalCancel carries a notifications/cancelled for a request this
+// replica does not run to every replica; the one running it cancels it.
+func (sess *session) signalCancel(id json.RawMessage) {
+	sig, ok := sess.srv.opts.Bus.(SessionSignals)
+	if !ok || sess.stdio {
+		return
+	}
+	if err := sig.Signal(sess.ctx, sess.id, SignalCancel, trimSpace(id)); err != nil {
+		sess.srv.logger.Warn("carrying a cancellation to the other replicas", "session", sess.id, "request", string(id), "error", err)
+	}
 }
 
 // busTopicGET is the topic of a session's GET stream.

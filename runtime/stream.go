@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // errTakenOver: a newer connection resumed the stream; the old writer stops.
@@ -28,7 +29,8 @@ type stream struct {
 	expect   int    // responses still owed (POST streams)
 	gen      uint64 // current writer; a resume bumps it
 	takeover chan struct{}
-	upgraded bool // went out as SSE: its events are stored and resumable
+	giveUp   *time.Timer // gives the stream up when no writer resumes it in time
+	upgraded bool        // went out as SSE: its events are stored and resumable
 
 	wmu sync.Mutex // held while one event is stored and written
 
@@ -101,18 +103,33 @@ func (st *stream) attach() (uint64, <-chan struct{}) {
 	if st.takeover != nil {
 		close(st.takeover)
 	}
+	if st.giveUp != nil {
+		st.giveUp.Stop() // resumed in time
+		st.giveUp = nil
+	}
 	st.gen++
 	st.takeover = make(chan struct{})
 	return st.gen, st.takeover
 }
 
-// detach ends writer gen's turn, if it still has it.
+// detach ends writer gen's turn, if it still has it. A request's stream
+// left without a writer is given up after ResumeWindow unless the client
+// resumes it (the standalone stream waits for the next GET, bounded by the
+// session's idle timeout).
 func (st *stream) detach(gen uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.gen == gen && st.takeover != nil {
-		close(st.takeover)
-		st.takeover = nil
+	if st.gen != gen || st.takeover == nil {
+		return
+	}
+	close(st.takeover)
+	st.takeover = nil
+	if w := st.sess.srv.opts.ResumeWindow; w > 0 && !st.standalone && !st.q.drained() {
+		st.giveUp = time.AfterFunc(w, func() {
+			if !st.attached() {
+				st.q.abandon()
+			}
+		})
 	}
 }
 

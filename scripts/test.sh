@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the repository, the way CI does: the Go tests of every
-# module under -race, the generated-code drift check, the official conformance
+# module under -race, every fuzz target for 10s, the generated-code drift check, the official conformance
 # suite, real client SDKs against a generated server, and the benchmark smoke
 # run. Each part installs what it needs. Prints one line per part and a final
 # "N passed, N failed" line; exits non-zero when any part fails.
@@ -43,6 +43,8 @@ part "go test (main module)" go_module "$root"
 for mod in interop bench redisstore oauth; do
 	[ -f "$mod/go.mod" ] && part "go test ($mod module)" go_module "$root/$mod"
 done
+part "fuzz targets (10s each)" bash scripts/fuzz.sh
+part "soak: abandoned and abusive clients (about 30s)" go test -count=1 -run '^TestSoak$' ./runtime -soak
 part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh

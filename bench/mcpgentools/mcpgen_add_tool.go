@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// addDefinition is tool add as tools/list advertises it: as written in add.json,
-// without mcpgen's _meta keys.
+// addDefinition is tool add as tools/list advertises it: as written in add.json, without
+// mcpgen's own keys.
 const addDefinition = "{\n  \"name\": \"add\",\n  \"description\": \"Add two numbers and return their sum.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"a\": { \"type\": \"number\" },\n      \"b\": { \"type\": \"number\" }\n    },\n    \"required\": [\"a\", \"b\"],\n    \"additionalProperties\": false\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"sum\": { \"type\": \"number\" }\n    },\n    \"required\": [\"sum\"],\n    \"additionalProperties\": false\n  }\n}"
 
 // AddInput is the arguments of tool add.
@@ -24,9 +24,9 @@ type AddOutput struct {
 	Sum float64 `json:"sum"`
 }
 
-// AddCall is the handle of one add call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// AddCall is the handle of one add call: progress, logging, sampling, roots, extra content,
+// state, and the elicitations the tool declares. Asking for an elicitation the tool does not
+// declare is a compile error.
 type AddCall struct {
 	toolCall
 }

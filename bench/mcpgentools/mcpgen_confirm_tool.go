@@ -10,7 +10,7 @@ import (
 )
 
 // confirmDefinition is tool confirm as tools/list advertises it: as written in confirm.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const confirmDefinition = "{\n  \"name\": \"confirm\",\n  \"description\": \"Ask the user to confirm, then report the answer.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"item\": { \"type\": \"string\" }\n    },\n    \"additionalProperties\": false\n  }\n}"
 
 // ConfirmInput is the arguments of tool confirm.
@@ -19,8 +19,8 @@ type ConfirmInput struct {
 }
 
 // ConfirmCall is the handle of one confirm call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ConfirmCall struct {
 	toolCall
 }

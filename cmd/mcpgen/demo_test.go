@@ -87,6 +87,20 @@ func TestDemoCurlWalkthrough(t *testing.T) {
 		}
 	}
 
+	// Pasted a second time against the same demo, it runs through again
+	// (step 3 saves the note it deletes first) and every wait is bounded.
+	again := exec.CommandContext(bashCtx, "bash", "-c", script.String())
+	again.WaitDelay = 5 * time.Second
+	got, err = again.CombinedOutput()
+	if err != nil {
+		t.Errorf("the curl walkthrough failed the second time: %v\n%s", err, got)
+	}
+	for _, want := range []string{`"method":"elicitation/create"`, `Deleted \"welcome\"`, `Deleted \"groceries\"`} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("the second walkthrough's output lacks %s:\n%s", want, got)
+		}
+	}
+
 	if err := demo.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 		}
 		if diff != "" {
 			fmt.Fprint(stdout, diff)
-			fmt.Fprintf(stderr, "mcpgen: %s is not up to date; run mcpgen generate\n", out)
+			fmt.Fprintln(stderr, checkMessage(out, inputs, res.Files))
 			return errReported
 		}
 		return nil
@@ -242,4 +242,74 @@ func write(dir string, files map[string][]byte, stale []string) error {
 		}
 	}
 	return nil
+}
+
+// checkMessage says where --check compared and how to regenerate: with
+// go generate when a //go:generate line of the folder runs mcpgen, with go
+// tool mcpgen when the module pins it as a tool, else with mcpgen itself. A
+// folder holding none of the files is most likely the wrong folder, and it
+// says so instead of reporting every file as new without comment.
+func checkMessage(out string, inputs []string, files map[string][]byte) string {
+	where := out
+	if abs, err := filepath.Abs(out); err == nil {
+		where = abs
+	}
+	present := 0
+	for name := range files {
+		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+			present++
+		}
+	}
+	if present == 0 {
+		return fmt.Sprintf("mcpgen: compared with %s, which holds none of the %d generated files, so every file shows as new; "+
+			"run --check from the folder of the generated package (where its //go:generate line is), or point -o at it", where, len(files))
+	}
+	return fmt.Sprintf("mcpgen: %s is not up to date with its inputs (%s); regenerate with %s",
+		where, strings.Join(inputs, " "), regenerateCommand(out, inputs))
+}
+
+// regenerateCommand is the command that regenerates the package in out.
+func regenerateCommand(out string, inputs []string) string {
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasPrefix(e.Name(), "mcpgen_") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "//go:generate ") && strings.Contains(line, "mcpgen") && strings.Contains(line, " generate") {
+				return fmt.Sprintf("`go generate ./...` in %s (the //go:generate line of %s)", out, e.Name())
+			}
+		}
+	}
+	args := "generate"
+	if out != "." {
+		args += " -o " + out
+	}
+	args += " " + strings.Join(inputs, " ")
+	if pinsTool(out) {
+		return "`go tool mcpgen " + args + "`"
+	}
+	return "`mcpgen " + args + "`"
+}
+
+// pinsTool reports whether the module holding dir pins mcpgen as a Go tool.
+func pinsTool(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(abs, "go.mod")); err == nil {
+			return strings.Contains(string(data), "github.com/mcpgen/mcpgen/cmd/mcpgen")
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return false
+		}
+		abs = parent
+	}
 }

@@ -193,3 +193,33 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, stdout)
 	}
 }
+
+// TestCheckSaysWhereAndHow: --check names the folder it compared with and
+// the command that regenerates it, and says so when that folder holds none
+// of the generated files (run from the wrong folder).
+func TestCheckSaysWhereAndHow(t *testing.T) {
+	in, out := t.TempDir(), filepath.Join(t.TempDir(), "files")
+	writeInputs(t, in, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
+
+	code, _, stderr := run(t, "generate", "--check", "-o", out, "-package", "files", in)
+	if code != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, out) {
+		t.Fatalf("--check of an empty folder: exit %d: %s", code, stderr)
+	}
+
+	if code, _, stderr := run(t, "generate", "-o", out, "-package", "files", in); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	tool := filepath.Join(out, "mcpgen_delete_file_tool.go")
+	orig, _ := os.ReadFile(tool)
+	os.WriteFile(tool, append(orig, "// edited\n"...), 0o644)
+	code, _, stderr = run(t, "generate", "--check", "-o", out, in)
+	if want := "regenerate with `mcpgen generate -o " + out + " " + in + "`"; code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("--check with drift: exit %d: %s\nwant %s", code, stderr, want)
+	}
+
+	writeInputs(t, out, map[string]string{"files.go": "package files\n\n//go:generate go tool mcpgen generate " + in + "\n"})
+	code, _, stderr = run(t, "generate", "--check", "-o", out, in)
+	if code != 1 || !strings.Contains(stderr, "`go generate ./...` in "+out+" (the //go:generate line of files.go)") {
+		t.Fatalf("--check in a folder with a //go:generate line: exit %d: %s", code, stderr)
+	}
+}

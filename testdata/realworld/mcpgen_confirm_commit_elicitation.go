@@ -27,7 +27,8 @@ func (v *ConfirmCommit) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ConfirmCommitSignoff is the schema at /requestedSchema/properties/signoff of elicitation "confirm_commit": one of the constants below.
+// ConfirmCommitSignoff is the schema at /requestedSchema/properties/signoff of elicitation
+// "confirm_commit": one of the constants below.
 type ConfirmCommitSignoff string
 
 // The values of ConfirmCommitSignoff.

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// createDirectoryDefinition is tool create_directory as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// createDirectoryDefinition is tool create_directory as tools/list advertises it: as written
+// in filesystem.json, without mcpgen's own keys.
 const createDirectoryDefinition = "{\n      \"name\": \"create_directory\",\n      \"description\": \"Create a new directory or ensure a directory exists. Creates parent directories as needed.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"idempotentHint\": true\n      }\n    }"
 
 // CreateDirectoryInput is the arguments of tool create_directory.
@@ -18,9 +18,9 @@ type CreateDirectoryInput struct {
 	Path string `json:"path"`
 }
 
-// CreateDirectoryCall is the handle of one create_directory call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// CreateDirectoryCall is the handle of one create_directory call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type CreateDirectoryCall struct {
 	toolCall
 }

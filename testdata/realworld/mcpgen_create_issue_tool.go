@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// createIssueDefinition is tool create_issue as tools/list advertises it: as written in tracker.json,
-// without mcpgen's _meta keys.
+// createIssueDefinition is tool create_issue as tools/list advertises it: as written in
+// tracker.json, without mcpgen's own keys.
 const createIssueDefinition = "{\n      \"name\": \"create_issue\",\n      \"description\": \"Create a new issue in a project\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"project\": {\n            \"type\": \"string\",\n            \"description\": \"Project key, e.g. ENG\"\n          },\n          \"title\": {\n            \"type\": \"string\"\n          },\n          \"body\": {\n            \"type\": \"string\"\n          },\n          \"priority\": {\n            \"type\": \"string\",\n            \"enum\": [\n              \"urgent\",\n              \"high\",\n              \"medium\",\n              \"low\"\n            ],\n            \"default\": \"medium\"\n          },\n          \"labels\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          \"assigneeId\": {\n            \"type\": \"string\"\n          },\n          \"dueDate\": {\n            \"type\": \"string\",\n            \"format\": \"date\"\n          }\n        },\n        \"required\": [\n          \"project\",\n          \"title\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issueId\": {\n            \"type\": \"string\"\n          },\n          \"url\": {\n            \"type\": \"string\",\n            \"format\": \"uri\"\n          }\n        },\n        \"required\": [\n          \"issueId\",\n          \"url\"\n        ]\n      }\n    }"
 
 // CreateIssueInput is the arguments of tool create_issue.
@@ -37,7 +37,8 @@ func (v *CreateIssueInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// CreateIssueInputPriority is the schema at /inputSchema/properties/priority of tool "create_issue": one of the constants below.
+// CreateIssueInputPriority is the schema at /inputSchema/properties/priority of tool
+// "create_issue": one of the constants below.
 type CreateIssueInputPriority string
 
 // The values of CreateIssueInputPriority.
@@ -80,16 +81,16 @@ type CreateIssueOutput struct {
 	URL     string `json:"url"`
 }
 
-// CreateIssueCall is the handle of one create_issue call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// CreateIssueCall is the handle of one create_issue call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type CreateIssueCall struct {
 	toolCall
 }
 
 // ElicitTrackerLogin asks the user to open url (elicitation tracker_login, URL mode); an empty
-// message uses the declared one. nil means the user agreed to open it, not that the
-// flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
+// message uses the declared one. nil means the user agreed to open it, not that the flow
+// finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
 //
 // Sign in to the ticket tracker in the browser
 func (c CreateIssueCall) ElicitTrackerLogin(ctx context.Context, message, url string) error {

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// dropTableDefinition is tool drop_table as tools/list advertises it: as written in database.json,
-// without mcpgen's _meta keys.
+// dropTableDefinition is tool drop_table as tools/list advertises it: as written in
+// database.json, without mcpgen's own keys.
 const dropTableDefinition = "{\n      \"name\": \"drop_table\",\n      \"description\": \"Drop a table after confirmation\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"table\": {\n            \"type\": \"string\"\n          },\n          \"cascade\": {\n            \"type\": \"boolean\",\n            \"default\": false\n          }\n        },\n        \"required\": [\n          \"table\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
 
 // DropTableInput is the arguments of tool drop_table.
@@ -30,15 +30,15 @@ func (v *DropTableInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// DropTableCall is the handle of one drop_table call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// DropTableCall is the handle of one drop_table call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type DropTableCall struct {
 	toolCall
 }
 
-// ElicitConfirmDrop asks the user to fill in the confirm_drop form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
+// ElicitConfirmDrop asks the user to fill in the confirm_drop form; an empty message uses the
+// declared one. A declined form returns runtime.ErrDeclined, a dismissed one
 // runtime.ErrCancelled (test with errors.Is).
 //
 // Type the table name to confirm dropping it

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// editFileDefinition is tool edit_file as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// editFileDefinition is tool edit_file as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const editFileDefinition = "{\n      \"name\": \"edit_file\",\n      \"description\": \"Make line-based edits to a text file. Returns a git-style diff showing the changes made.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"edits\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"object\",\n              \"properties\": {\n                \"oldText\": {\n                  \"type\": \"string\",\n                  \"description\": \"Text to search for - must match exactly\"\n                },\n                \"newText\": {\n                  \"type\": \"string\",\n                  \"description\": \"Text to replace with\"\n                }\n              },\n              \"required\": [\n                \"oldText\",\n                \"newText\"\n              ],\n              \"additionalProperties\": false\n            }\n          },\n          \"dryRun\": {\n            \"type\": \"boolean\",\n            \"default\": false,\n            \"description\": \"Preview changes using git-style diff format\"\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"edits\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // EditFileInput is the arguments of tool edit_file.
@@ -32,7 +32,8 @@ func (v *EditFileInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EditFileInputEditsItem is the schema at /inputSchema/properties/edits/items of tool "edit_file".
+// EditFileInputEditsItem is the schema at /inputSchema/properties/edits/items of tool
+// "edit_file".
 type EditFileInputEditsItem struct {
 	// Text to search for - must match exactly
 	OldText string `json:"oldText"`
@@ -41,8 +42,8 @@ type EditFileInputEditsItem struct {
 }
 
 // EditFileCall is the handle of one edit_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type EditFileCall struct {
 	toolCall
 }

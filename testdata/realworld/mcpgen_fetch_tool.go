@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// fetchDefinition is tool fetch as tools/list advertises it: as written in fetch.json,
-// without mcpgen's _meta keys.
+// fetchDefinition is tool fetch as tools/list advertises it: as written in fetch.json, without
+// mcpgen's own keys.
 const fetchDefinition = "{\n  \"name\": \"fetch\",\n  \"title\": \"Fetch\",\n  \"description\": \"Fetches a URL from the internet and optionally extracts its contents as markdown.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"url\": {\n        \"type\": \"string\",\n        \"format\": \"uri\",\n        \"description\": \"URL to fetch\"\n      },\n      \"max_length\": {\n        \"type\": \"integer\",\n        \"default\": 5000,\n        \"exclusiveMinimum\": 0,\n        \"exclusiveMaximum\": 1000000\n      },\n      \"start_index\": {\n        \"type\": \"integer\",\n        \"default\": 0,\n        \"minimum\": 0\n      },\n      \"raw\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      }\n    },\n    \"required\": [\n      \"url\"\n    ],\n    \"additionalProperties\": false\n  }\n}"
 
 // FetchInput is the arguments of tool fetch.
@@ -38,8 +38,8 @@ func (v *FetchInput) UnmarshalJSON(b []byte) error {
 }
 
 // FetchCall is the handle of one fetch call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type FetchCall struct {
 	toolCall
 }

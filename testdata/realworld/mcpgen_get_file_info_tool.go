@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// getFileInfoDefinition is tool get_file_info as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// getFileInfoDefinition is tool get_file_info as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const getFileInfoDefinition = "{\n      \"name\": \"get_file_info\",\n      \"description\": \"Retrieve detailed metadata about a file or directory.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"size\": {\n            \"type\": \"integer\"\n          },\n          \"created\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"modified\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"isDirectory\": {\n            \"type\": \"boolean\"\n          },\n          \"permissions\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"size\",\n          \"modified\",\n          \"isDirectory\"\n        ]\n      }\n    }"
 
 // GetFileInfoInput is the arguments of tool get_file_info.
@@ -28,9 +28,9 @@ type GetFileInfoOutput struct {
 	Permissions *string    `json:"permissions,omitempty"`
 }
 
-// GetFileInfoCall is the handle of one get_file_info call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GetFileInfoCall is the handle of one get_file_info call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GetFileInfoCall struct {
 	toolCall
 }

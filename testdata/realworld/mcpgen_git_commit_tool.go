@@ -10,7 +10,7 @@ import (
 )
 
 // gitCommitDefinition is tool git_commit as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gitCommitDefinition = "{\n    \"name\": \"git_commit\",\n    \"description\": \"Records changes to the repository\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"message\": {\n          \"type\": \"string\"\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"message\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitCommitInput is the arguments of tool git_commit.
@@ -19,9 +19,9 @@ type GitCommitInput struct {
 	Message  string `json:"message"`
 }
 
-// GitCommitCall is the handle of one git_commit call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GitCommitCall is the handle of one git_commit call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GitCommitCall struct {
 	toolCall
 }

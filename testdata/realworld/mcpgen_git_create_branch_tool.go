@@ -9,20 +9,20 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// gitCreateBranchDefinition is tool git_create_branch as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// gitCreateBranchDefinition is tool git_create_branch as tools/list advertises it: as written
+// in git.json, without mcpgen's own keys.
 const gitCreateBranchDefinition = "{\n    \"name\": \"git_create_branch\",\n    \"description\": \"Creates a new branch from an optional base branch\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"branch_name\": {\n          \"type\": \"string\"\n        },\n        \"base_branch\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"branch_name\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitCreateBranchInput is the arguments of tool git_create_branch.
 type GitCreateBranchInput struct {
-	RepoPath   string  `json:"repo_path"`
-	BranchName string  `json:"branch_name"`
-	BaseBranch *string `json:"base_branch,omitempty"`
+	RepoPath   string                   `json:"repo_path"`
+	BranchName string                   `json:"branch_name"`
+	BaseBranch runtime.Optional[string] `json:"base_branch,omitzero"`
 }
 
-// GitCreateBranchCall is the handle of one git_create_branch call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GitCreateBranchCall is the handle of one git_create_branch call: progress, logging,
+// sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type GitCreateBranchCall struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // gitDiffDefinition is tool git_diff as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gitDiffDefinition = "{\n    \"name\": \"git_diff\",\n    \"description\": \"Shows differences between branches or commits\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"target\": {\n          \"type\": \"string\"\n        },\n        \"context_lines\": {\n          \"type\": \"integer\",\n          \"default\": 3\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"target\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitDiffInput is the arguments of tool git_diff.
@@ -32,8 +32,8 @@ func (v *GitDiffInput) UnmarshalJSON(b []byte) error {
 }
 
 // GitDiffCall is the handle of one git_diff call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GitDiffCall struct {
 	toolCall
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // gitLogDefinition is tool git_log as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gitLogDefinition = "{\n    \"name\": \"git_log\",\n    \"description\": \"Shows the commit logs\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"max_count\": {\n          \"type\": \"integer\",\n          \"default\": 10\n        },\n        \"start_timestamp\": {\n          \"type\": \"string\",\n          \"description\": \"Start timestamp for filtering commits\",\n          \"format\": \"date-time\"\n        }\n      },\n      \"required\": [\n        \"repo_path\"\n      ],\n      \"additionalProperties\": false\n    },\n    \"outputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"commits\": {\n          \"type\": \"array\",\n          \"items\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"sha\": {\n                \"type\": \"string\"\n              },\n              \"author\": {\n                \"type\": \"string\"\n              },\n              \"date\": {\n                \"type\": \"string\",\n                \"format\": \"date-time\"\n              },\n              \"message\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"sha\",\n              \"author\",\n              \"date\",\n              \"message\"\n            ]\n          }\n        }\n      },\n      \"required\": [\n        \"commits\"\n      ]\n    }\n  }"
 
 // GitLogInput is the arguments of tool git_log.
@@ -38,7 +38,8 @@ type GitLogOutput struct {
 	Commits []GitLogOutputCommitsItem `json:"commits"`
 }
 
-// GitLogOutputCommitsItem is the schema at /outputSchema/properties/commits/items of tool "git_log".
+// GitLogOutputCommitsItem is the schema at /outputSchema/properties/commits/items of tool
+// "git_log".
 type GitLogOutputCommitsItem struct {
 	SHA     string    `json:"sha"`
 	Author  string    `json:"author"`
@@ -47,8 +48,8 @@ type GitLogOutputCommitsItem struct {
 }
 
 // GitLogCall is the handle of one git_log call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GitLogCall struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // gitStatusDefinition is tool git_status as tools/list advertises it: as written in git.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gitStatusDefinition = "{\n    \"name\": \"git_status\",\n    \"description\": \"Shows the working tree status\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        }\n      },\n      \"required\": [\n        \"repo_path\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
 
 // GitStatusInput is the arguments of tool git_status.
@@ -18,9 +18,9 @@ type GitStatusInput struct {
 	RepoPath string `json:"repo_path"`
 }
 
-// GitStatusCall is the handle of one git_status call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GitStatusCall is the handle of one git_status call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GitStatusCall struct {
 	toolCall
 }

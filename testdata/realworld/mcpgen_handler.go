@@ -19,149 +19,95 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// CreateDirectory handles tool create_directory.
-	//
-	// Create a new directory or ensure a directory exists. Creates parent directories as needed.
-	CreateDirectory(ctx context.Context, call CreateDirectoryCall, in CreateDirectoryInput) ([]runtime.Content, error)
-	// CreateIssue handles tool create_issue.
-	//
-	// Create a new issue in a project
-	CreateIssue(ctx context.Context, call CreateIssueCall, in CreateIssueInput) (CreateIssueOutput, error)
-	// DropTable handles tool drop_table.
-	//
-	// Drop a table after confirmation
-	DropTable(ctx context.Context, call DropTableCall, in DropTableInput) ([]runtime.Content, error)
-	// EditFile handles tool edit_file.
-	//
-	// Make line-based edits to a text file. Returns a git-style diff showing the changes made.
-	EditFile(ctx context.Context, call EditFileCall, in EditFileInput) ([]runtime.Content, error)
-	// Fetch handles tool fetch.
-	//
-	// Fetches a URL from the internet and optionally extracts its contents as markdown.
-	Fetch(ctx context.Context, call FetchCall, in FetchInput) ([]runtime.Content, error)
-	// GetFileInfo handles tool get_file_info.
-	//
-	// Retrieve detailed metadata about a file or directory.
-	GetFileInfo(ctx context.Context, call GetFileInfoCall, in GetFileInfoInput) (GetFileInfoOutput, error)
-	// GitCommit handles tool git_commit.
-	//
-	// Records changes to the repository
-	GitCommit(ctx context.Context, call GitCommitCall, in GitCommitInput) ([]runtime.Content, error)
-	// GitCreateBranch handles tool git_create_branch.
-	//
-	// Creates a new branch from an optional base branch
-	GitCreateBranch(ctx context.Context, call GitCreateBranchCall, in GitCreateBranchInput) ([]runtime.Content, error)
-	// GitDiff handles tool git_diff.
-	//
-	// Shows differences between branches or commits
-	GitDiff(ctx context.Context, call GitDiffCall, in GitDiffInput) ([]runtime.Content, error)
-	// GitLog handles tool git_log.
-	//
-	// Shows the commit logs
-	GitLog(ctx context.Context, call GitLogCall, in GitLogInput) (GitLogOutput, error)
-	// GitStatus handles tool git_status.
-	//
-	// Shows the working tree status
-	GitStatus(ctx context.Context, call GitStatusCall, in GitStatusInput) ([]runtime.Content, error)
-	// ListDirectory handles tool list_directory.
-	//
-	// Get a detailed listing of all files and directories in a specified path.
-	ListDirectory(ctx context.Context, call ListDirectoryCall, in ListDirectoryInput) (ListDirectoryOutput, error)
-	// ListTables handles tool list_tables.
-	//
-	// List the tables of a schema
-	ListTables(ctx context.Context, call ListTablesCall, in ListTablesInput) (ListTablesOutput, error)
-	// MoveFile handles tool move_file.
-	//
-	// Move or rename files and directories.
-	MoveFile(ctx context.Context, call MoveFileCall, in MoveFileInput) ([]runtime.Content, error)
 	// Query handles tool query.
 	//
 	// Run a read-only SQL query
 	Query(ctx context.Context, call QueryCall, in QueryInput) (QueryOutput, error)
+	// ListTables handles tool list_tables.
+	//
+	// List the tables of a schema
+	ListTables(ctx context.Context, call ListTablesCall, in ListTablesInput) (ListTablesOutput, error)
+	// DropTable handles tool drop_table.
+	//
+	// Drop a table after confirmation
+	DropTable(ctx context.Context, call DropTableCall, in DropTableInput) ([]runtime.Content, error)
+	// Fetch handles tool fetch.
+	//
+	// Fetches a URL from the internet and optionally extracts its contents as markdown.
+	Fetch(ctx context.Context, call FetchCall, in FetchInput) ([]runtime.Content, error)
 	// ReadTextFile handles tool read_text_file.
 	//
-	// Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.
+	// Read the complete contents of a file as text. Use head or tail to read only the first or
+	// last N lines.
 	ReadTextFile(ctx context.Context, call ReadTextFileCall, in ReadTextFileInput) ([]runtime.Content, error)
-	// SearchFiles handles tool search_files.
-	//
-	// Recursively search for files and directories matching a pattern.
-	SearchFiles(ctx context.Context, call SearchFilesCall, in SearchFilesInput) ([]runtime.Content, error)
-	// SearchIssues handles tool search_issues.
-	//
-	// Search issues with a query language
-	SearchIssues(ctx context.Context, call SearchIssuesCall, in SearchIssuesInput) (SearchIssuesOutput, error)
-	// UpdateIssue handles tool update_issue.
-	//
-	// Update fields of an existing issue
-	UpdateIssue(ctx context.Context, call UpdateIssueCall, in UpdateIssueInput) ([]runtime.Content, error)
 	// WriteFile handles tool write_file.
 	//
 	// Create a new file or completely overwrite an existing file with new content.
 	WriteFile(ctx context.Context, call WriteFileCall, in WriteFileInput) ([]runtime.Content, error)
+	// EditFile handles tool edit_file.
+	//
+	// Make line-based edits to a text file. Returns a git-style diff showing the changes made.
+	EditFile(ctx context.Context, call EditFileCall, in EditFileInput) ([]runtime.Content, error)
+	// ListDirectory handles tool list_directory.
+	//
+	// Get a detailed listing of all files and directories in a specified path.
+	ListDirectory(ctx context.Context, call ListDirectoryCall, in ListDirectoryInput) (ListDirectoryOutput, error)
+	// SearchFiles handles tool search_files.
+	//
+	// Recursively search for files and directories matching a pattern.
+	SearchFiles(ctx context.Context, call SearchFilesCall, in SearchFilesInput) ([]runtime.Content, error)
+	// GetFileInfo handles tool get_file_info.
+	//
+	// Retrieve detailed metadata about a file or directory.
+	GetFileInfo(ctx context.Context, call GetFileInfoCall, in GetFileInfoInput) (GetFileInfoOutput, error)
+	// MoveFile handles tool move_file.
+	//
+	// Move or rename files and directories.
+	MoveFile(ctx context.Context, call MoveFileCall, in MoveFileInput) ([]runtime.Content, error)
+	// CreateDirectory handles tool create_directory.
+	//
+	// Create a new directory or ensure a directory exists. Creates parent directories as needed.
+	CreateDirectory(ctx context.Context, call CreateDirectoryCall, in CreateDirectoryInput) ([]runtime.Content, error)
+	// GitStatus handles tool git_status.
+	//
+	// Shows the working tree status
+	GitStatus(ctx context.Context, call GitStatusCall, in GitStatusInput) ([]runtime.Content, error)
+	// GitDiff handles tool git_diff.
+	//
+	// Shows differences between branches or commits
+	GitDiff(ctx context.Context, call GitDiffCall, in GitDiffInput) ([]runtime.Content, error)
+	// GitCommit handles tool git_commit.
+	//
+	// Records changes to the repository
+	GitCommit(ctx context.Context, call GitCommitCall, in GitCommitInput) ([]runtime.Content, error)
+	// GitLog handles tool git_log.
+	//
+	// Shows the commit logs
+	GitLog(ctx context.Context, call GitLogCall, in GitLogInput) (GitLogOutput, error)
+	// GitCreateBranch handles tool git_create_branch.
+	//
+	// Creates a new branch from an optional base branch
+	GitCreateBranch(ctx context.Context, call GitCreateBranchCall, in GitCreateBranchInput) ([]runtime.Content, error)
+	// CreateIssue handles tool create_issue.
+	//
+	// Create a new issue in a project
+	CreateIssue(ctx context.Context, call CreateIssueCall, in CreateIssueInput) (CreateIssueOutput, error)
+	// UpdateIssue handles tool update_issue.
+	//
+	// Update fields of an existing issue
+	UpdateIssue(ctx context.Context, call UpdateIssueCall, in UpdateIssueInput) ([]runtime.Content, error)
+	// SearchIssues handles tool search_issues.
+	//
+	// Search issues with a query language
+	SearchIssues(ctx context.Context, call SearchIssuesCall, in SearchIssuesInput) (SearchIssuesOutput, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
 
-// CreateDirectory reports that tool create_directory is not implemented.
-func (UnimplementedHandler) CreateDirectory(context.Context, CreateDirectoryCall, CreateDirectoryInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"create_directory\" is not implemented")
-}
-
-// CreateIssue reports that tool create_issue is not implemented.
-func (UnimplementedHandler) CreateIssue(context.Context, CreateIssueCall, CreateIssueInput) (CreateIssueOutput, error) {
-	return CreateIssueOutput{}, errors.New("tool \"create_issue\" is not implemented")
-}
-
-// DropTable reports that tool drop_table is not implemented.
-func (UnimplementedHandler) DropTable(context.Context, DropTableCall, DropTableInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"drop_table\" is not implemented")
-}
-
-// EditFile reports that tool edit_file is not implemented.
-func (UnimplementedHandler) EditFile(context.Context, EditFileCall, EditFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"edit_file\" is not implemented")
-}
-
-// Fetch reports that tool fetch is not implemented.
-func (UnimplementedHandler) Fetch(context.Context, FetchCall, FetchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"fetch\" is not implemented")
-}
-
-// GetFileInfo reports that tool get_file_info is not implemented.
-func (UnimplementedHandler) GetFileInfo(context.Context, GetFileInfoCall, GetFileInfoInput) (GetFileInfoOutput, error) {
-	return GetFileInfoOutput{}, errors.New("tool \"get_file_info\" is not implemented")
-}
-
-// GitCommit reports that tool git_commit is not implemented.
-func (UnimplementedHandler) GitCommit(context.Context, GitCommitCall, GitCommitInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_commit\" is not implemented")
-}
-
-// GitCreateBranch reports that tool git_create_branch is not implemented.
-func (UnimplementedHandler) GitCreateBranch(context.Context, GitCreateBranchCall, GitCreateBranchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_create_branch\" is not implemented")
-}
-
-// GitDiff reports that tool git_diff is not implemented.
-func (UnimplementedHandler) GitDiff(context.Context, GitDiffCall, GitDiffInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_diff\" is not implemented")
-}
-
-// GitLog reports that tool git_log is not implemented.
-func (UnimplementedHandler) GitLog(context.Context, GitLogCall, GitLogInput) (GitLogOutput, error) {
-	return GitLogOutput{}, errors.New("tool \"git_log\" is not implemented")
-}
-
-// GitStatus reports that tool git_status is not implemented.
-func (UnimplementedHandler) GitStatus(context.Context, GitStatusCall, GitStatusInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_status\" is not implemented")
-}
-
-// ListDirectory reports that tool list_directory is not implemented.
-func (UnimplementedHandler) ListDirectory(context.Context, ListDirectoryCall, ListDirectoryInput) (ListDirectoryOutput, error) {
-	return ListDirectoryOutput{}, errors.New("tool \"list_directory\" is not implemented")
+// Query reports that tool query is not implemented.
+func (UnimplementedHandler) Query(context.Context, QueryCall, QueryInput) (QueryOutput, error) {
+	return QueryOutput{}, errors.New("tool \"query\" is not implemented")
 }
 
 // ListTables reports that tool list_tables is not implemented.
@@ -169,14 +115,14 @@ func (UnimplementedHandler) ListTables(context.Context, ListTablesCall, ListTabl
 	return ListTablesOutput{}, errors.New("tool \"list_tables\" is not implemented")
 }
 
-// MoveFile reports that tool move_file is not implemented.
-func (UnimplementedHandler) MoveFile(context.Context, MoveFileCall, MoveFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"move_file\" is not implemented")
+// DropTable reports that tool drop_table is not implemented.
+func (UnimplementedHandler) DropTable(context.Context, DropTableCall, DropTableInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"drop_table\" is not implemented")
 }
 
-// Query reports that tool query is not implemented.
-func (UnimplementedHandler) Query(context.Context, QueryCall, QueryInput) (QueryOutput, error) {
-	return QueryOutput{}, errors.New("tool \"query\" is not implemented")
+// Fetch reports that tool fetch is not implemented.
+func (UnimplementedHandler) Fetch(context.Context, FetchCall, FetchInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"fetch\" is not implemented")
 }
 
 // ReadTextFile reports that tool read_text_file is not implemented.
@@ -184,14 +130,69 @@ func (UnimplementedHandler) ReadTextFile(context.Context, ReadTextFileCall, Read
 	return nil, errors.New("tool \"read_text_file\" is not implemented")
 }
 
+// WriteFile reports that tool write_file is not implemented.
+func (UnimplementedHandler) WriteFile(context.Context, WriteFileCall, WriteFileInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"write_file\" is not implemented")
+}
+
+// EditFile reports that tool edit_file is not implemented.
+func (UnimplementedHandler) EditFile(context.Context, EditFileCall, EditFileInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"edit_file\" is not implemented")
+}
+
+// ListDirectory reports that tool list_directory is not implemented.
+func (UnimplementedHandler) ListDirectory(context.Context, ListDirectoryCall, ListDirectoryInput) (ListDirectoryOutput, error) {
+	return ListDirectoryOutput{}, errors.New("tool \"list_directory\" is not implemented")
+}
+
 // SearchFiles reports that tool search_files is not implemented.
 func (UnimplementedHandler) SearchFiles(context.Context, SearchFilesCall, SearchFilesInput) ([]runtime.Content, error) {
 	return nil, errors.New("tool \"search_files\" is not implemented")
 }
 
-// SearchIssues reports that tool search_issues is not implemented.
-func (UnimplementedHandler) SearchIssues(context.Context, SearchIssuesCall, SearchIssuesInput) (SearchIssuesOutput, error) {
-	return SearchIssuesOutput{}, errors.New("tool \"search_issues\" is not implemented")
+// GetFileInfo reports that tool get_file_info is not implemented.
+func (UnimplementedHandler) GetFileInfo(context.Context, GetFileInfoCall, GetFileInfoInput) (GetFileInfoOutput, error) {
+	return GetFileInfoOutput{}, errors.New("tool \"get_file_info\" is not implemented")
+}
+
+// MoveFile reports that tool move_file is not implemented.
+func (UnimplementedHandler) MoveFile(context.Context, MoveFileCall, MoveFileInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"move_file\" is not implemented")
+}
+
+// CreateDirectory reports that tool create_directory is not implemented.
+func (UnimplementedHandler) CreateDirectory(context.Context, CreateDirectoryCall, CreateDirectoryInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"create_directory\" is not implemented")
+}
+
+// GitStatus reports that tool git_status is not implemented.
+func (UnimplementedHandler) GitStatus(context.Context, GitStatusCall, GitStatusInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"git_status\" is not implemented")
+}
+
+// GitDiff reports that tool git_diff is not implemented.
+func (UnimplementedHandler) GitDiff(context.Context, GitDiffCall, GitDiffInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"git_diff\" is not implemented")
+}
+
+// GitCommit reports that tool git_commit is not implemented.
+func (UnimplementedHandler) GitCommit(context.Context, GitCommitCall, GitCommitInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"git_commit\" is not implemented")
+}
+
+// GitLog reports that tool git_log is not implemented.
+func (UnimplementedHandler) GitLog(context.Context, GitLogCall, GitLogInput) (GitLogOutput, error) {
+	return GitLogOutput{}, errors.New("tool \"git_log\" is not implemented")
+}
+
+// GitCreateBranch reports that tool git_create_branch is not implemented.
+func (UnimplementedHandler) GitCreateBranch(context.Context, GitCreateBranchCall, GitCreateBranchInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"git_create_branch\" is not implemented")
+}
+
+// CreateIssue reports that tool create_issue is not implemented.
+func (UnimplementedHandler) CreateIssue(context.Context, CreateIssueCall, CreateIssueInput) (CreateIssueOutput, error) {
+	return CreateIssueOutput{}, errors.New("tool \"create_issue\" is not implemented")
 }
 
 // UpdateIssue reports that tool update_issue is not implemented.
@@ -199,34 +200,35 @@ func (UnimplementedHandler) UpdateIssue(context.Context, UpdateIssueCall, Update
 	return nil, errors.New("tool \"update_issue\" is not implemented")
 }
 
-// WriteFile reports that tool write_file is not implemented.
-func (UnimplementedHandler) WriteFile(context.Context, WriteFileCall, WriteFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"write_file\" is not implemented")
+// SearchIssues reports that tool search_issues is not implemented.
+func (UnimplementedHandler) SearchIssues(context.Context, SearchIssuesCall, SearchIssuesInput) (SearchIssuesOutput, error) {
+	return SearchIssuesOutput{}, errors.New("tool \"search_issues\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		createDirectoryTool(h),
-		createIssueTool(h),
-		dropTableTool(h),
-		editFileTool(h),
-		fetchTool(h),
-		getFileInfoTool(h),
-		gitCommitTool(h),
-		gitCreateBranchTool(h),
-		gitDiffTool(h),
-		gitLogTool(h),
-		gitStatusTool(h),
-		listDirectoryTool(h),
-		listTablesTool(h),
-		moveFileTool(h),
 		queryTool(h),
+		listTablesTool(h),
+		dropTableTool(h),
+		fetchTool(h),
 		readTextFileTool(h),
-		searchFilesTool(h),
-		searchIssuesTool(h),
-		updateIssueTool(h),
 		writeFileTool(h),
+		editFileTool(h),
+		listDirectoryTool(h),
+		searchFilesTool(h),
+		getFileInfoTool(h),
+		moveFileTool(h),
+		createDirectoryTool(h),
+		gitStatusTool(h),
+		gitDiffTool(h),
+		gitCommitTool(h),
+		gitLogTool(h),
+		gitCreateBranchTool(h),
+		createIssueTool(h),
+		updateIssueTool(h),
+		searchIssuesTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err

@@ -16,7 +16,8 @@ type IssueDetails struct {
 	ReporterEmail *string                      `json:"reporterEmail,omitempty"`
 }
 
-// IssueDetailsComponentsItem is the schema at /requestedSchema/properties/components/items of elicitation "issue_details": one of the constants below.
+// IssueDetailsComponentsItem is the schema at /requestedSchema/properties/components/items of
+// elicitation "issue_details": one of the constants below.
 type IssueDetailsComponentsItem string
 
 // The values of IssueDetailsComponentsItem.

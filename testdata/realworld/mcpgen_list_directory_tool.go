@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// listDirectoryDefinition is tool list_directory as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// listDirectoryDefinition is tool list_directory as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const listDirectoryDefinition = "{\n      \"name\": \"list_directory\",\n      \"description\": \"Get a detailed listing of all files and directories in a specified path.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"entries\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"object\",\n              \"properties\": {\n                \"name\": {\n                  \"type\": \"string\"\n                },\n                \"type\": {\n                  \"type\": \"string\",\n                  \"enum\": [\n                    \"file\",\n                    \"directory\"\n                  ]\n                },\n                \"size\": {\n                  \"type\": \"integer\"\n                }\n              },\n              \"required\": [\n                \"name\",\n                \"type\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"entries\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // ListDirectoryInput is the arguments of tool list_directory.
@@ -24,14 +24,17 @@ type ListDirectoryOutput struct {
 	Entries []ListDirectoryOutputEntriesItem `json:"entries"`
 }
 
-// ListDirectoryOutputEntriesItem is the schema at /outputSchema/properties/entries/items of tool "list_directory".
+// ListDirectoryOutputEntriesItem is the schema at /outputSchema/properties/entries/items of
+// tool "list_directory".
 type ListDirectoryOutputEntriesItem struct {
 	Name string                             `json:"name"`
 	Type ListDirectoryOutputEntriesItemType `json:"type"`
 	Size *int64                             `json:"size,omitempty"`
 }
 
-// ListDirectoryOutputEntriesItemType is the schema at /outputSchema/properties/entries/items/properties/type of tool "list_directory": one of the constants below.
+// ListDirectoryOutputEntriesItemType is the schema at
+// /outputSchema/properties/entries/items/properties/type of tool "list_directory": one of the
+// constants below.
 type ListDirectoryOutputEntriesItemType string
 
 // The values of ListDirectoryOutputEntriesItemType.
@@ -64,9 +67,9 @@ func (v *ListDirectoryOutputEntriesItemType) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ListDirectoryCall is the handle of one list_directory call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ListDirectoryCall is the handle of one list_directory call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type ListDirectoryCall struct {
 	toolCall
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// listTablesDefinition is tool list_tables as tools/list advertises it: as written in database.json,
-// without mcpgen's _meta keys.
+// listTablesDefinition is tool list_tables as tools/list advertises it: as written in
+// database.json, without mcpgen's own keys.
 const listTablesDefinition = "{\n      \"name\": \"list_tables\",\n      \"description\": \"List the tables of a schema\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"schema\": {\n            \"type\": \"string\",\n            \"default\": \"public\"\n          }\n        },\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"tables\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"tables\"\n        ]\n      }\n    }"
 
 // ListTablesInput is the arguments of tool list_tables.
@@ -34,9 +34,9 @@ type ListTablesOutput struct {
 	Tables []string `json:"tables"`
 }
 
-// ListTablesCall is the handle of one list_tables call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ListTablesCall is the handle of one list_tables call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type ListTablesCall struct {
 	toolCall
 }

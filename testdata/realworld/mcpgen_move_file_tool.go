@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// moveFileDefinition is tool move_file as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// moveFileDefinition is tool move_file as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const moveFileDefinition = "{\n      \"name\": \"move_file\",\n      \"description\": \"Move or rename files and directories.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"source\": {\n            \"type\": \"string\"\n          },\n          \"destination\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"source\",\n          \"destination\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // MoveFileInput is the arguments of tool move_file.
@@ -20,8 +20,8 @@ type MoveFileInput struct {
 }
 
 // MoveFileCall is the handle of one move_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MoveFileCall struct {
 	toolCall
 }

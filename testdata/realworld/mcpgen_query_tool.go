@@ -3,20 +3,66 @@
 package realworld
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // queryDefinition is tool query as tools/list advertises it: as written in database.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const queryDefinition = "{\n      \"name\": \"query\",\n      \"description\": \"Run a read-only SQL query\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"sql\": {\n            \"type\": \"string\"\n          },\n          \"params\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": [\n                \"string\",\n                \"number\",\n                \"boolean\",\n                \"null\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"sql\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"columns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          \"rows\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"array\",\n              \"items\": {}\n            }\n          },\n          \"rowCount\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"columns\",\n          \"rows\",\n          \"rowCount\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // QueryInput is the arguments of tool query.
 type QueryInput struct {
-	SQL    string            `json:"sql"`
-	Params []json.RawMessage `json:"params,omitempty"`
+	SQL    string                  `json:"sql"`
+	Params []*QueryInputParamsItem `json:"params,omitempty"`
+}
+
+// QueryInputParamsItem is the schema at /inputSchema/properties/params/items of tool "query":
+// exactly one of its fields is set, chosen by the kind of the JSON value.
+type QueryInputParamsItem struct {
+	// String is set when the value is a JSON string.
+	String *string
+	// Number is set when the value is a JSON number.
+	Number *float64
+	// Boolean is set when the value is a JSON boolean.
+	Boolean *bool
+}
+
+// MarshalJSON writes the field that is set.
+func (u QueryInputParamsItem) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return json.Marshal(u.String)
+	case u.Number != nil:
+		return json.Marshal(u.Number)
+	case u.Boolean != nil:
+		return json.Marshal(u.Boolean)
+	}
+	return nil, errors.New("QueryInputParamsItem: no field is set")
+}
+
+// UnmarshalJSON decodes the field that the kind of the value selects; null sets none.
+func (u *QueryInputParamsItem) UnmarshalJSON(b []byte) error {
+	*u = QueryInputParamsItem{}
+	v := bytes.TrimLeft(b, " \t\r\n")
+	if len(v) == 0 || v[0] == 'n' {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		u.String = new(string)
+		return json.Unmarshal(b, u.String)
+	case 't', 'f':
+		u.Boolean = new(bool)
+		return json.Unmarshal(b, u.Boolean)
+	default:
+		u.Number = new(float64)
+		return json.Unmarshal(b, u.Number)
+	}
 }
 
 // QueryOutput is the structured output of tool query.
@@ -27,8 +73,8 @@ type QueryOutput struct {
 }
 
 // QueryCall is the handle of one query call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type QueryCall struct {
 	toolCall
 }

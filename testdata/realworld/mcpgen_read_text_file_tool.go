@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// readTextFileDefinition is tool read_text_file as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// readTextFileDefinition is tool read_text_file as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const readTextFileDefinition = "{\n      \"name\": \"read_text_file\",\n      \"description\": \"Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"head\": {\n            \"type\": \"number\",\n            \"description\": \"If provided, returns only the first N lines of the file\"\n          },\n          \"tail\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // ReadTextFileInput is the arguments of tool read_text_file.
@@ -21,9 +21,9 @@ type ReadTextFileInput struct {
 	Tail *float64 `json:"tail,omitempty"`
 }
 
-// ReadTextFileCall is the handle of one read_text_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ReadTextFileCall is the handle of one read_text_file call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type ReadTextFileCall struct {
 	toolCall
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// searchFilesDefinition is tool search_files as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// searchFilesDefinition is tool search_files as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const searchFilesDefinition = "{\n      \"name\": \"search_files\",\n      \"description\": \"Recursively search for files and directories matching a pattern.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"pattern\": {\n            \"type\": \"string\"\n          },\n          \"excludePatterns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            },\n            \"default\": []\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"pattern\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // SearchFilesInput is the arguments of tool search_files.
@@ -41,9 +41,9 @@ func (v *SearchFilesInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SearchFilesCall is the handle of one search_files call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// SearchFilesCall is the handle of one search_files call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type SearchFilesCall struct {
 	toolCall
 }

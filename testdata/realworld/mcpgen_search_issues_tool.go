@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// searchIssuesDefinition is tool search_issues as tools/list advertises it: as written in tracker.json,
-// without mcpgen's _meta keys.
+// searchIssuesDefinition is tool search_issues as tools/list advertises it: as written in
+// tracker.json, without mcpgen's own keys.
 const searchIssuesDefinition = "{\n      \"name\": \"search_issues\",\n      \"description\": \"Search issues with a query language\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"query\": {\n            \"type\": \"string\"\n          },\n          \"limit\": {\n            \"type\": \"integer\",\n            \"default\": 50,\n            \"maximum\": 200\n          },\n          \"cursor\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"query\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issues\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"$ref\": \"#/$defs/Issue\"\n            }\n          },\n          \"nextCursor\": {\n            \"type\": [\n              \"string\",\n              \"null\"\n            ]\n          }\n        },\n        \"required\": [\n          \"issues\"\n        ],\n        \"$defs\": {\n          \"Issue\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"id\": {\n                \"type\": \"string\"\n              },\n              \"title\": {\n                \"type\": \"string\"\n              },\n              \"state\": {\n                \"type\": \"string\"\n              },\n              \"updatedAt\": {\n                \"type\": \"string\",\n                \"format\": \"date-time\"\n              }\n            },\n            \"required\": [\n              \"id\",\n              \"title\",\n              \"state\"\n            ]\n          }\n        }\n      }\n    }"
 
 // SearchIssuesInput is the arguments of tool search_issues.
@@ -34,8 +34,8 @@ func (v *SearchIssuesInput) UnmarshalJSON(b []byte) error {
 
 // SearchIssuesOutput is the structured output of tool search_issues.
 type SearchIssuesOutput struct {
-	Issues     []SearchIssuesIssue `json:"issues"`
-	NextCursor *string             `json:"nextCursor,omitempty"`
+	Issues     []SearchIssuesIssue      `json:"issues"`
+	NextCursor runtime.Optional[string] `json:"nextCursor,omitzero"`
 }
 
 // SearchIssuesIssue is the schema at /outputSchema/$defs/Issue of tool "search_issues".
@@ -46,9 +46,9 @@ type SearchIssuesIssue struct {
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
 
-// SearchIssuesCall is the handle of one search_issues call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// SearchIssuesCall is the handle of one search_issues call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type SearchIssuesCall struct {
 	toolCall
 }

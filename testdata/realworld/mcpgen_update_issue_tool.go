@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// updateIssueDefinition is tool update_issue as tools/list advertises it: as written in tracker.json,
-// without mcpgen's _meta keys.
+// updateIssueDefinition is tool update_issue as tools/list advertises it: as written in
+// tracker.json, without mcpgen's own keys.
 const updateIssueDefinition = "{\n      \"name\": \"update_issue\",\n      \"description\": \"Update fields of an existing issue\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issueId\": {\n            \"type\": \"string\"\n          },\n          \"state\": {\n            \"type\": \"string\",\n            \"enum\": [\n              \"open\",\n              \"in_progress\",\n              \"done\",\n              \"wont_fix\"\n            ]\n          },\n          \"fields\": {\n            \"type\": \"object\",\n            \"additionalProperties\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"issueId\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
 
 // UpdateIssueInput is the arguments of tool update_issue.
@@ -21,7 +21,8 @@ type UpdateIssueInput struct {
 	Fields  map[string]string      `json:"fields,omitempty"`
 }
 
-// UpdateIssueInputState is the schema at /inputSchema/properties/state of tool "update_issue": one of the constants below.
+// UpdateIssueInputState is the schema at /inputSchema/properties/state of tool "update_issue":
+// one of the constants below.
 type UpdateIssueInputState string
 
 // The values of UpdateIssueInputState.
@@ -58,16 +59,16 @@ func (v *UpdateIssueInputState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UpdateIssueCall is the handle of one update_issue call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// UpdateIssueCall is the handle of one update_issue call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type UpdateIssueCall struct {
 	toolCall
 }
 
 // ElicitTrackerLogin asks the user to open url (elicitation tracker_login, URL mode); an empty
-// message uses the declared one. nil means the user agreed to open it, not that the
-// flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
+// message uses the declared one. nil means the user agreed to open it, not that the flow
+// finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
 //
 // Sign in to the ticket tracker in the browser
 func (c UpdateIssueCall) ElicitTrackerLogin(ctx context.Context, message, url string) error {

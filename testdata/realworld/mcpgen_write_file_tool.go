@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// writeFileDefinition is tool write_file as tools/list advertises it: as written in filesystem.json,
-// without mcpgen's _meta keys.
+// writeFileDefinition is tool write_file as tools/list advertises it: as written in
+// filesystem.json, without mcpgen's own keys.
 const writeFileDefinition = "{\n      \"name\": \"write_file\",\n      \"description\": \"Create a new file or completely overwrite an existing file with new content.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"content\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"content\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
 
 // WriteFileInput is the arguments of tool write_file.
@@ -19,15 +19,15 @@ type WriteFileInput struct {
 	Content string `json:"content"`
 }
 
-// WriteFileCall is the handle of one write_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// WriteFileCall is the handle of one write_file call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type WriteFileCall struct {
 	toolCall
 }
 
-// ElicitConfirmOverwrite asks the user to fill in the confirm_overwrite form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
+// ElicitConfirmOverwrite asks the user to fill in the confirm_overwrite form; an empty message
+// uses the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
 // runtime.ErrCancelled (test with errors.Is).
 //
 // Ask before overwriting an existing file

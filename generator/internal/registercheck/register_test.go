@@ -18,6 +18,7 @@ import (
 	multi "github.com/mcpgen/mcpgen/testdata/golden/multi-elicit/want"
 	rootshapes "github.com/mcpgen/mcpgen/testdata/golden/root-shapes/want"
 	dump "github.com/mcpgen/mcpgen/testdata/golden/tools-list-dump/want"
+	kinds "github.com/mcpgen/mcpgen/testdata/golden/unions-by-kind/want"
 	unions "github.com/mcpgen/mcpgen/testdata/golden/unions/want"
 	"github.com/mcpgen/mcpgen/testdata/realworld"
 )
@@ -30,6 +31,7 @@ func TestRegister(t *testing.T) {
 		"meta-strip":       func(s *runtime.Server) error { return metastrip.Register(s, metastrip.UnimplementedHandler{}) },
 		"multi-elicit":     func(s *runtime.Server) error { return multi.Register(s, multi.UnimplementedHandler{}) },
 		"unions":           func(s *runtime.Server) error { return unions.Register(s, unions.UnimplementedHandler{}) },
+		"unions-by-kind":   func(s *runtime.Server) error { return kinds.Register(s, kinds.UnimplementedHandler{}) },
 		"conformance":      func(s *runtime.Server) error { return conf.Register(s, conf.UnimplementedHandler{}) },
 		"defaults":         func(s *runtime.Server) error { return defaults.Register(s, defaults.UnimplementedHandler{}) },
 		"draft-07":         func(s *runtime.Server) error { return draft07.Register(s, draft07.UnimplementedHandler{}) },

@@ -50,6 +50,7 @@ func main() {
 	stateKey := flag.String("state-key", os.Getenv("MCPGEN_STATE_KEY"), "the shared key that seals 2026-07-28 requestState")
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
+	singleUse := flag.Bool("single-use", false, "single-use requestState (Options.SingleUseState)")
 	flag.Parse()
 
 	level := slog.LevelWarn
@@ -67,8 +68,8 @@ func main() {
 	})
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
-		SessionIdleTimeout: *idle,
-		StateKey:           []byte(*stateKey)}
+		SessionIdleTimeout: *idle, SingleUseState: *singleUse,
+		StateKey: []byte(*stateKey)}
 	replicaID := "memory"
 	if !*memory {
 		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})

@@ -21,7 +21,8 @@ const _ = runtime.IsAtLeastVersion0_1_0
 type Handler interface {
 	// JSONSchema202012Tool handles tool json_schema_2020_12_tool.
 	//
-	// Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).
+	// Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor,
+	// allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).
 	JSONSchema202012Tool(ctx context.Context, call JSONSchema202012ToolCall, in JSONSchema202012ToolInput) ([]runtime.Content, error)
 }
 
@@ -33,7 +34,8 @@ func (UnimplementedHandler) JSONSchema202012Tool(context.Context, JSONSchema2020
 	return nil, errors.New("tool \"json_schema_2020_12_tool\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
 		jsonSchema202012ToolTool(h),

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it:
+// as written in tool.json, without mcpgen's own keys.
 const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_tool\",\n  \"description\": \"Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"$defs\": {\n      \"address\": {\n        \"$anchor\": \"addressDef\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"street\": {\"type\": \"string\"},\n          \"city\": {\"type\": \"string\"}\n        }\n      }\n    },\n    \"properties\": {\n      \"name\": {\"type\": \"string\"},\n      \"address\": {\"$ref\": \"#/$defs/address\"},\n      \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]},\n      \"phone\": {\"type\": \"string\"},\n      \"email\": {\"type\": \"string\"}\n    },\n    \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}],\n    \"if\": {\n      \"properties\": {\"contactMethod\": {\"const\": \"phone\"}},\n      \"required\": [\"contactMethod\"]\n    },\n    \"then\": {\"required\": [\"phone\"]},\n    \"else\": {\"required\": [\"email\"]},\n    \"additionalProperties\": false\n  }\n}"
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.
@@ -23,13 +23,16 @@ type JSONSchema202012ToolInput struct {
 	Email         *string                                 `json:"email,omitempty"`
 }
 
-// JSONSchema202012ToolAddress is the schema at /inputSchema/$defs/address of tool "json_schema_2020_12_tool".
+// JSONSchema202012ToolAddress is the schema at /inputSchema/$defs/address of tool
+// "json_schema_2020_12_tool".
 type JSONSchema202012ToolAddress struct {
 	Street *string `json:"street,omitempty"`
 	City   *string `json:"city,omitempty"`
 }
 
-// JSONSchema202012ToolInputContactMethod is the schema at /inputSchema/properties/contactMethod of tool "json_schema_2020_12_tool": one of the constants below.
+// JSONSchema202012ToolInputContactMethod is the schema at
+// /inputSchema/properties/contactMethod of tool "json_schema_2020_12_tool": one of the
+// constants below.
 type JSONSchema202012ToolInputContactMethod string
 
 // The values of JSONSchema202012ToolInputContactMethod.
@@ -62,9 +65,9 @@ func (v *JSONSchema202012ToolInputContactMethod) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// JSONSchema202012ToolCall is the handle of one json_schema_2020_12_tool call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// JSONSchema202012ToolCall is the handle of one json_schema_2020_12_tool call: progress,
+// logging, sampling, roots, extra content, state, and the elicitations the tool declares.
+// Asking for an elicitation the tool does not declare is a compile error.
 type JSONSchema202012ToolCall struct {
 	toolCall
 }

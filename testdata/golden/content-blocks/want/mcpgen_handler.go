@@ -19,43 +19,38 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// TestAudioContent handles tool test_audio_content.
-	//
-	// Returns an audio block
-	TestAudioContent(ctx context.Context, call TestAudioContentCall, in TestAudioContentInput) ([]runtime.Content, error)
-	// TestEmbeddedResource handles tool test_embedded_resource.
-	//
-	// Returns an embedded resource
-	TestEmbeddedResource(ctx context.Context, call TestEmbeddedResourceCall, in TestEmbeddedResourceInput) ([]runtime.Content, error)
-	// TestImageContent handles tool test_image_content.
-	//
-	// Returns an image block
-	TestImageContent(ctx context.Context, call TestImageContentCall, in TestImageContentInput) ([]runtime.Content, error)
-	// TestMultipleContentTypes handles tool test_multiple_content_types.
-	//
-	// Returns text, image and resource
-	TestMultipleContentTypes(ctx context.Context, call TestMultipleContentTypesCall, in TestMultipleContentTypesInput) ([]runtime.Content, error)
-	// TestResourceLink handles tool test_resource_link.
-	//
-	// Returns a resource link
-	TestResourceLink(ctx context.Context, call TestResourceLinkCall, in TestResourceLinkInput) ([]runtime.Content, error)
 	// TestSimpleText handles tool test_simple_text.
 	//
 	// Returns a text block
 	TestSimpleText(ctx context.Context, call TestSimpleTextCall, in TestSimpleTextInput) ([]runtime.Content, error)
+	// TestImageContent handles tool test_image_content.
+	//
+	// Returns an image block
+	TestImageContent(ctx context.Context, call TestImageContentCall, in TestImageContentInput) ([]runtime.Content, error)
+	// TestAudioContent handles tool test_audio_content.
+	//
+	// Returns an audio block
+	TestAudioContent(ctx context.Context, call TestAudioContentCall, in TestAudioContentInput) ([]runtime.Content, error)
+	// TestResourceLink handles tool test_resource_link.
+	//
+	// Returns a resource link
+	TestResourceLink(ctx context.Context, call TestResourceLinkCall, in TestResourceLinkInput) ([]runtime.Content, error)
+	// TestEmbeddedResource handles tool test_embedded_resource.
+	//
+	// Returns an embedded resource
+	TestEmbeddedResource(ctx context.Context, call TestEmbeddedResourceCall, in TestEmbeddedResourceInput) ([]runtime.Content, error)
+	// TestMultipleContentTypes handles tool test_multiple_content_types.
+	//
+	// Returns text, image and resource
+	TestMultipleContentTypes(ctx context.Context, call TestMultipleContentTypesCall, in TestMultipleContentTypesInput) ([]runtime.Content, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
 
-// TestAudioContent reports that tool test_audio_content is not implemented.
-func (UnimplementedHandler) TestAudioContent(context.Context, TestAudioContentCall, TestAudioContentInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_audio_content\" is not implemented")
-}
-
-// TestEmbeddedResource reports that tool test_embedded_resource is not implemented.
-func (UnimplementedHandler) TestEmbeddedResource(context.Context, TestEmbeddedResourceCall, TestEmbeddedResourceInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_embedded_resource\" is not implemented")
+// TestSimpleText reports that tool test_simple_text is not implemented.
+func (UnimplementedHandler) TestSimpleText(context.Context, TestSimpleTextCall, TestSimpleTextInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"test_simple_text\" is not implemented")
 }
 
 // TestImageContent reports that tool test_image_content is not implemented.
@@ -63,9 +58,9 @@ func (UnimplementedHandler) TestImageContent(context.Context, TestImageContentCa
 	return nil, errors.New("tool \"test_image_content\" is not implemented")
 }
 
-// TestMultipleContentTypes reports that tool test_multiple_content_types is not implemented.
-func (UnimplementedHandler) TestMultipleContentTypes(context.Context, TestMultipleContentTypesCall, TestMultipleContentTypesInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_multiple_content_types\" is not implemented")
+// TestAudioContent reports that tool test_audio_content is not implemented.
+func (UnimplementedHandler) TestAudioContent(context.Context, TestAudioContentCall, TestAudioContentInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"test_audio_content\" is not implemented")
 }
 
 // TestResourceLink reports that tool test_resource_link is not implemented.
@@ -73,20 +68,26 @@ func (UnimplementedHandler) TestResourceLink(context.Context, TestResourceLinkCa
 	return nil, errors.New("tool \"test_resource_link\" is not implemented")
 }
 
-// TestSimpleText reports that tool test_simple_text is not implemented.
-func (UnimplementedHandler) TestSimpleText(context.Context, TestSimpleTextCall, TestSimpleTextInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_simple_text\" is not implemented")
+// TestEmbeddedResource reports that tool test_embedded_resource is not implemented.
+func (UnimplementedHandler) TestEmbeddedResource(context.Context, TestEmbeddedResourceCall, TestEmbeddedResourceInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"test_embedded_resource\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// TestMultipleContentTypes reports that tool test_multiple_content_types is not implemented.
+func (UnimplementedHandler) TestMultipleContentTypes(context.Context, TestMultipleContentTypesCall, TestMultipleContentTypesInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"test_multiple_content_types\" is not implemented")
+}
+
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		testAudioContentTool(h),
-		testEmbeddedResourceTool(h),
-		testImageContentTool(h),
-		testMultipleContentTypesTool(h),
-		testResourceLinkTool(h),
 		testSimpleTextTool(h),
+		testImageContentTool(h),
+		testAudioContentTool(h),
+		testResourceLinkTool(h),
+		testEmbeddedResourceTool(h),
+		testMultipleContentTypesTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err

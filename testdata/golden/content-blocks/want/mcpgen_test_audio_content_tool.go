@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testAudioContentDefinition is tool test_audio_content as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testAudioContentDefinition is tool test_audio_content as tools/list advertises it: as
+// written in tools.json, without mcpgen's own keys.
 const testAudioContentDefinition = "{\n    \"name\": \"test_audio_content\",\n    \"description\": \"Returns an audio block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestAudioContentInput is the arguments of tool test_audio_content.
 type TestAudioContentInput struct{}
 
-// TestAudioContentCall is the handle of one test_audio_content call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestAudioContentCall is the handle of one test_audio_content call: progress, logging,
+// sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type TestAudioContentCall struct {
 	toolCall
 }

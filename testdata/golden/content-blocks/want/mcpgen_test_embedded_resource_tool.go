@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testEmbeddedResourceDefinition is tool test_embedded_resource as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testEmbeddedResourceDefinition is tool test_embedded_resource as tools/list advertises it:
+// as written in tools.json, without mcpgen's own keys.
 const testEmbeddedResourceDefinition = "{\n    \"name\": \"test_embedded_resource\",\n    \"description\": \"Returns an embedded resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestEmbeddedResourceInput is the arguments of tool test_embedded_resource.
 type TestEmbeddedResourceInput struct{}
 
-// TestEmbeddedResourceCall is the handle of one test_embedded_resource call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestEmbeddedResourceCall is the handle of one test_embedded_resource call: progress,
+// logging, sampling, roots, extra content, state, and the elicitations the tool declares.
+// Asking for an elicitation the tool does not declare is a compile error.
 type TestEmbeddedResourceCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testImageContentDefinition is tool test_image_content as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testImageContentDefinition is tool test_image_content as tools/list advertises it: as
+// written in tools.json, without mcpgen's own keys.
 const testImageContentDefinition = "{\n    \"name\": \"test_image_content\",\n    \"description\": \"Returns an image block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestImageContentInput is the arguments of tool test_image_content.
 type TestImageContentInput struct{}
 
-// TestImageContentCall is the handle of one test_image_content call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestImageContentCall is the handle of one test_image_content call: progress, logging,
+// sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type TestImageContentCall struct {
 	toolCall
 }

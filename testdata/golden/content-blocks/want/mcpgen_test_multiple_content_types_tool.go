@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testMultipleContentTypesDefinition is tool test_multiple_content_types as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testMultipleContentTypesDefinition is tool test_multiple_content_types as tools/list
+// advertises it: as written in tools.json, without mcpgen's own keys.
 const testMultipleContentTypesDefinition = "{\n    \"name\": \"test_multiple_content_types\",\n    \"description\": \"Returns text, image and resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestMultipleContentTypesInput is the arguments of tool test_multiple_content_types.
 type TestMultipleContentTypesInput struct{}
 
-// TestMultipleContentTypesCall is the handle of one test_multiple_content_types call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestMultipleContentTypesCall is the handle of one test_multiple_content_types call:
+// progress, logging, sampling, roots, extra content, state, and the elicitations the tool
+// declares. Asking for an elicitation the tool does not declare is a compile error.
 type TestMultipleContentTypesCall struct {
 	toolCall
 }

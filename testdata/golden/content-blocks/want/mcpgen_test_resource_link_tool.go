@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testResourceLinkDefinition is tool test_resource_link as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testResourceLinkDefinition is tool test_resource_link as tools/list advertises it: as
+// written in tools.json, without mcpgen's own keys.
 const testResourceLinkDefinition = "{\n    \"name\": \"test_resource_link\",\n    \"description\": \"Returns a resource link\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestResourceLinkInput is the arguments of tool test_resource_link.
 type TestResourceLinkInput struct{}
 
-// TestResourceLinkCall is the handle of one test_resource_link call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestResourceLinkCall is the handle of one test_resource_link call: progress, logging,
+// sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type TestResourceLinkCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// testSimpleTextDefinition is tool test_simple_text as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// testSimpleTextDefinition is tool test_simple_text as tools/list advertises it: as written in
+// tools.json, without mcpgen's own keys.
 const testSimpleTextDefinition = "{\n    \"name\": \"test_simple_text\",\n    \"description\": \"Returns a text block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // TestSimpleTextInput is the arguments of tool test_simple_text.
 type TestSimpleTextInput struct{}
 
-// TestSimpleTextCall is the handle of one test_simple_text call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TestSimpleTextCall is the handle of one test_simple_text call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type TestSimpleTextCall struct {
 	toolCall
 }

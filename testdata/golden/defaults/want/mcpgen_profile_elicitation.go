@@ -45,7 +45,8 @@ func (v *Profile) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ProfileStatus is the schema at /requestedSchema/properties/status of elicitation "profile": one of the constants below.
+// ProfileStatus is the schema at /requestedSchema/properties/status of elicitation "profile":
+// one of the constants below.
 type ProfileStatus string
 
 // The values of ProfileStatus.
@@ -80,7 +81,8 @@ func (v *ProfileStatus) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ProfileTagsItem is the schema at /requestedSchema/properties/tags/items of elicitation "profile": one of the constants below.
+// ProfileTagsItem is the schema at /requestedSchema/properties/tags/items of elicitation
+// "profile": one of the constants below.
 type ProfileTagsItem string
 
 // The values of ProfileTagsItem.

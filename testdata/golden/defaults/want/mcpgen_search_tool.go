@@ -12,7 +12,7 @@ import (
 )
 
 // searchDefinition is tool search as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const searchDefinition = "{\n  \"name\": \"search\",\n  \"description\": \"Search with defaults\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"query\": {\n        \"type\": \"string\"\n      },\n      \"limit\": {\n        \"type\": \"integer\",\n        \"default\": 20\n      },\n      \"ratio\": {\n        \"type\": \"number\",\n        \"default\": 0.5\n      },\n      \"exact\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      },\n      \"order\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"asc\",\n          \"desc\"\n        ],\n        \"default\": \"desc\"\n      },\n      \"prefix\": {\n        \"type\": \"string\",\n        \"default\": \"a\\\"b`c\"\n      },\n      \"tags\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        },\n        \"default\": [\n          \"a\",\n          \"b\"\n        ]\n      },\n      \"since\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\",\n        \"default\": \"2024-01-01T00:00:00Z\"\n      },\n      \"window\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"from\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"default\": {\n          \"from\": 1\n        }\n      },\n      \"labels\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"string\"\n        },\n        \"default\": {\n          \"team\": \"core\"\n        }\n      }\n    },\n    \"required\": [\n      \"query\"\n    ]\n  }\n}"
 
 // SearchInput is the arguments of tool search.
@@ -70,7 +70,8 @@ func (v *SearchInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SearchInputOrder is the schema at /inputSchema/properties/order of tool "search": one of the constants below.
+// SearchInputOrder is the schema at /inputSchema/properties/order of tool "search": one of the
+// constants below.
 type SearchInputOrder string
 
 // The values of SearchInputOrder.
@@ -109,15 +110,15 @@ type SearchInputWindow struct {
 }
 
 // SearchCall is the handle of one search call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type SearchCall struct {
 	toolCall
 }
 
-// ElicitProfile asks the user to fill in the profile form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
-// runtime.ErrCancelled (test with errors.Is).
+// ElicitProfile asks the user to fill in the profile form; an empty message uses the declared
+// one. A declined form returns runtime.ErrDeclined, a dismissed one runtime.ErrCancelled (test
+// with errors.Is).
 //
 // Profile defaults on every type
 func (c SearchCall) ElicitProfile(ctx context.Context, message string) (Profile, error) {

@@ -11,7 +11,7 @@ import (
 )
 
 // moveItemDefinition is tool move_item as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const moveItemDefinition = "{\n  \"name\": \"move_item\",\n  \"description\": \"Move an item; input and output share $defs/Location\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"properties\": {\n      \"from\": {\n        \"$ref\": \"#/$defs/Location\"\n      },\n      \"to\": {\n        \"$ref\": \"#/$defs/Location\"\n      },\n      \"tree\": {\n        \"$ref\": \"#/$defs/Node\"\n      },\n      \"kind\": {\n        \"$ref\": \"#/$defs/Kind\"\n      }\n    },\n    \"required\": [\n      \"from\",\n      \"to\"\n    ],\n    \"$defs\": {\n      \"Location\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"shelf\": {\n            \"type\": \"string\"\n          },\n          \"bin\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"shelf\"\n        ]\n      },\n      \"Node\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"label\": {\n            \"type\": \"string\"\n          },\n          \"children\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"$ref\": \"#/$defs/Node\"\n            }\n          },\n          \"parent\": {\n            \"$ref\": \"#/$defs/Node\"\n          }\n        }\n      },\n      \"Kind\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"box\",\n          \"pallet\"\n        ]\n      }\n    }\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"at\": {\n        \"$ref\": \"#/$defs/Location\"\n      }\n    },\n    \"required\": [\n      \"at\"\n    ],\n    \"$defs\": {\n      \"Location\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"shelf\": {\n            \"type\": \"string\"\n          },\n          \"bin\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"shelf\"\n        ]\n      }\n    }\n  }\n}"
 
 // MoveItemInput is the arguments of tool move_item.
@@ -35,7 +35,8 @@ type MoveItemNode struct {
 	Parent   *MoveItemNode  `json:"parent,omitempty"`
 }
 
-// MoveItemKind is the schema at /inputSchema/$defs/Kind of tool "move_item": one of the constants below.
+// MoveItemKind is the schema at /inputSchema/$defs/Kind of tool "move_item": one of the
+// constants below.
 type MoveItemKind string
 
 // The values of MoveItemKind.
@@ -74,8 +75,8 @@ type MoveItemOutput struct {
 }
 
 // MoveItemCall is the handle of one move_item call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MoveItemCall struct {
 	toolCall
 }

@@ -36,7 +36,8 @@ func (UnimplementedHandler) TrickyDocs(context.Context, TrickyDocsCall, TrickyDo
 	return nil, errors.New("tool \"tricky_docs\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
 		trickyDocsTool(h),

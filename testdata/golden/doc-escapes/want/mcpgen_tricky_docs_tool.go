@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// trickyDocsDefinition is tool tricky_docs as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// trickyDocsDefinition is tool tricky_docs as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const trickyDocsDefinition = "{\n  \"name\": \"tricky_docs\",\n  \"description\": \"Closes a comment */ and opens /* one;\\nuses `backticks` and \\\"quotes\\\"\\n\\n\\tand a tab, a backslash \\\\ and unicode \\u2713.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"text\": {\n        \"type\": \"string\",\n        \"description\": \"Not */ a problem\\n// nor this\",\n        \"title\": \"Text `raw`\"\n      }\n    },\n    \"required\": [\n      \"text\"\n    ]\n  }\n}"
 
 // TrickyDocsInput is the arguments of tool tricky_docs.
@@ -22,9 +22,9 @@ type TrickyDocsInput struct {
 	Text string `json:"text"`
 }
 
-// TrickyDocsCall is the handle of one tricky_docs call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// TrickyDocsCall is the handle of one tricky_docs call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type TrickyDocsCall struct {
 	toolCall
 }

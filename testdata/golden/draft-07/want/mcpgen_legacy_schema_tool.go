@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// legacySchemaDefinition is tool legacy_schema as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// legacySchemaDefinition is tool legacy_schema as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const legacySchemaDefinition = "{\n  \"name\": \"legacy_schema\",\n  \"description\": \"An input schema written for draft-07, with definitions\",\n  \"inputSchema\": {\n    \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n    \"type\": \"object\",\n    \"definitions\": {\"range\": {\"type\": \"object\", \"properties\": {\"from\": {\"type\": \"integer\"}, \"to\": {\"type\": \"integer\"}}, \"required\": [\"from\", \"to\"]}},\n    \"properties\": {\"window\": {\"$ref\": \"#/definitions/range\"}, \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"uniqueItems\": true}},\n    \"required\": [\"window\"]\n  }\n}"
 
 // LegacySchemaInput is the arguments of tool legacy_schema.
@@ -25,9 +25,9 @@ type LegacySchemaRange struct {
 	To   int64 `json:"to"`
 }
 
-// LegacySchemaCall is the handle of one legacy_schema call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// LegacySchemaCall is the handle of one legacy_schema call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type LegacySchemaCall struct {
 	toolCall
 }

@@ -17,7 +17,8 @@ type ConfirmDelete struct {
 	Langs       []ConfirmDeleteLangsItem `json:"langs,omitempty"`
 }
 
-// ConfirmDeleteLang is the schema at /requestedSchema/properties/lang of elicitation "confirm_delete": one of the constants below.
+// ConfirmDeleteLang is the schema at /requestedSchema/properties/lang of elicitation
+// "confirm_delete": one of the constants below.
 type ConfirmDeleteLang string
 
 // The values of ConfirmDeleteLang.
@@ -50,7 +51,8 @@ func (v *ConfirmDeleteLang) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ConfirmDeleteLangsItem is the schema at /requestedSchema/properties/langs/items of elicitation "confirm_delete": one of the constants below.
+// ConfirmDeleteLangsItem is the schema at /requestedSchema/properties/langs/items of
+// elicitation "confirm_delete": one of the constants below.
 type ConfirmDeleteLangsItem string
 
 // The values of ConfirmDeleteLangsItem.
@@ -90,5 +92,5 @@ var confirmDeleteElicitation = &runtime.Elicitation{
 	Name:            "confirm_delete",
 	Mode:            "form",
 	Message:         "Underscored name",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\",\n        \"x-go-field-name\": \"UserIDCamel\"\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\"\n        ],\n        \"x-go-enum-names\": [\n          \"C\",\n          \"CPlusPlus\"\n        ]\n      },\n      \"langs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"C\",\n            \"C++\"\n          ],\n          \"x-go-enum-names\": [\n            \"C\",\n            \"CPP\"\n          ]\n        }\n      }\n    }\n  }"),
+	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\"\n        ]\n      },\n      \"langs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"C\",\n            \"C++\"\n          ]\n        }\n      }\n    }\n  }"),
 }

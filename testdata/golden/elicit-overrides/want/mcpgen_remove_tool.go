@@ -10,21 +10,21 @@ import (
 )
 
 // removeDefinition is tool remove as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const removeDefinition = "{\n  \"name\": \"remove\",\n  \"description\": \"Uses both forms\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
 
 // RemoveInput is the arguments of tool remove.
 type RemoveInput struct{}
 
 // RemoveCall is the handle of one remove call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type RemoveCall struct {
 	toolCall
 }
 
-// ElicitConfirmDeleteDashed asks the user to fill in the confirm-delete form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
+// ElicitConfirmDeleteDashed asks the user to fill in the confirm-delete form; an empty message
+// uses the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
 // runtime.ErrCancelled (test with errors.Is).
 //
 // Dashed name

@@ -10,22 +10,22 @@ import (
 )
 
 // runSurveyDefinition is tool run_survey as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const runSurveyDefinition = "{\n  \"name\": \"run_survey\",\n  \"description\": \"Ask the user the survey\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // RunSurveyInput is the arguments of tool run_survey.
 type RunSurveyInput struct{}
 
-// RunSurveyCall is the handle of one run_survey call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// RunSurveyCall is the handle of one run_survey call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type RunSurveyCall struct {
 	toolCall
 }
 
-// ElicitSurvey asks the user to fill in the survey form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
-// runtime.ErrCancelled (test with errors.Is).
+// ElicitSurvey asks the user to fill in the survey form; an empty message uses the declared
+// one. A declined form returns runtime.ErrDeclined, a dismissed one runtime.ErrCancelled (test
+// with errors.Is).
 //
 // Every enum spelling the specification allows
 func (c RunSurveyCall) ElicitSurvey(ctx context.Context, message string) (Survey, error) {

@@ -18,7 +18,8 @@ type Survey struct {
 	TitledMulti    []SurveyTitledMultiItem   `json:"titledMulti,omitempty"`
 }
 
-// SurveyUntitledSingle is the schema at /requestedSchema/properties/untitledSingle of elicitation "survey": one of the constants below.
+// SurveyUntitledSingle is the schema at /requestedSchema/properties/untitledSingle of
+// elicitation "survey": one of the constants below.
 type SurveyUntitledSingle string
 
 // The values of SurveyUntitledSingle.
@@ -53,7 +54,8 @@ func (v *SurveyUntitledSingle) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SurveyTitledSingle is the schema at /requestedSchema/properties/titledSingle of elicitation "survey": one of the constants below.
+// SurveyTitledSingle is the schema at /requestedSchema/properties/titledSingle of elicitation
+// "survey": one of the constants below.
 type SurveyTitledSingle string
 
 // The values of SurveyTitledSingle.
@@ -86,7 +88,8 @@ func (v *SurveyTitledSingle) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SurveyLegacyEnum is the schema at /requestedSchema/properties/legacyEnum of elicitation "survey": one of the constants below.
+// SurveyLegacyEnum is the schema at /requestedSchema/properties/legacyEnum of elicitation
+// "survey": one of the constants below.
 type SurveyLegacyEnum string
 
 // The values of SurveyLegacyEnum.
@@ -119,7 +122,8 @@ func (v *SurveyLegacyEnum) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SurveyUntitledMultiItem is the schema at /requestedSchema/properties/untitledMulti/items of elicitation "survey": one of the constants below.
+// SurveyUntitledMultiItem is the schema at /requestedSchema/properties/untitledMulti/items of
+// elicitation "survey": one of the constants below.
 type SurveyUntitledMultiItem string
 
 // The values of SurveyUntitledMultiItem.
@@ -154,7 +158,8 @@ func (v *SurveyUntitledMultiItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SurveyTitledMultiItem is the schema at /requestedSchema/properties/titledMulti/items of elicitation "survey": one of the constants below.
+// SurveyTitledMultiItem is the schema at /requestedSchema/properties/titledMulti/items of
+// elicitation "survey": one of the constants below.
 type SurveyTitledMultiItem string
 
 // The values of SurveyTitledMultiItem.

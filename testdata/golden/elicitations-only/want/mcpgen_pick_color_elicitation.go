@@ -14,7 +14,8 @@ type PickColor struct {
 	Color PickColorColor `json:"color"`
 }
 
-// PickColorColor is the schema at /requestedSchema/properties/color of elicitation "pick_color": one of the constants below.
+// PickColorColor is the schema at /requestedSchema/properties/color of elicitation
+// "pick_color": one of the constants below.
 type PickColorColor string
 
 // The values of PickColorColor.

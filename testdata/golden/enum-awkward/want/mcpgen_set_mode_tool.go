@@ -11,8 +11,8 @@ import (
 )
 
 // setModeDefinition is tool set_mode as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
-const setModeDefinition = "{\n  \"name\": \"set_mode\",\n  \"description\": \"Enums with awkward values\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"mode\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"in-progress\",\n          \"\",\n          \"*\",\n          \"2fa\",\n          \"with space\",\n          \"UPPER_CASE\",\n          \"\\u00fcn\\u00efcode\",\n          \">=\",\n          \"already_done\"\n        ]\n      },\n      \"level\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          -1,\n          0,\n          1,\n          10\n        ]\n      },\n      \"weight\": {\n        \"type\": \"number\",\n        \"enum\": [\n          0.5,\n          1.5\n        ]\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\",\n          \"C#\"\n        ],\n        \"x-go-enum-names\": [\n          \"C\",\n          \"CPlusPlus\",\n          \"CSharp\"\n        ]\n      },\n      \"huge\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          1,\n          99999999999999999999\n        ]\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 8080\n      },\n      \"big\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 99999999999\n      }\n    },\n    \"required\": [\n      \"mode\"\n    ]\n  }\n}"
+// without mcpgen's own keys.
+const setModeDefinition = "{\n  \"name\": \"set_mode\",\n  \"description\": \"Enums with awkward values\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"mode\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"in-progress\",\n          \"\",\n          \"*\",\n          \"2fa\",\n          \"with space\",\n          \"UPPER_CASE\",\n          \"\\u00fcn\\u00efcode\",\n          \">=\",\n          \"already_done\"\n        ]\n      },\n      \"level\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          -1,\n          0,\n          1,\n          10\n        ]\n      },\n      \"weight\": {\n        \"type\": \"number\",\n        \"enum\": [\n          0.5,\n          1.5\n        ]\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\",\n          \"C#\"\n        ]\n      },\n      \"huge\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          1,\n          99999999999999999999\n        ]\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 8080\n      },\n      \"big\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 99999999999\n      }\n    },\n    \"required\": [\n      \"mode\"\n    ]\n  }\n}"
 
 // SetModeInput is the arguments of tool set_mode.
 type SetModeInput struct {
@@ -36,7 +36,8 @@ func (v *SetModeInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputMode is the schema at /inputSchema/properties/mode of tool "set_mode": one of the constants below.
+// SetModeInputMode is the schema at /inputSchema/properties/mode of tool "set_mode": one of
+// the constants below.
 type SetModeInputMode string
 
 // The values of SetModeInputMode.
@@ -83,7 +84,8 @@ func (v *SetModeInputMode) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputLevel is the schema at /inputSchema/properties/level of tool "set_mode": one of the constants below.
+// SetModeInputLevel is the schema at /inputSchema/properties/level of tool "set_mode": one of
+// the constants below.
 type SetModeInputLevel int64
 
 // The values of SetModeInputLevel.
@@ -120,7 +122,8 @@ func (v *SetModeInputLevel) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputWeight is the schema at /inputSchema/properties/weight of tool "set_mode": one of the constants below.
+// SetModeInputWeight is the schema at /inputSchema/properties/weight of tool "set_mode": one
+// of the constants below.
 type SetModeInputWeight float64
 
 // The values of SetModeInputWeight.
@@ -153,7 +156,8 @@ func (v *SetModeInputWeight) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputLang is the schema at /inputSchema/properties/lang of tool "set_mode": one of the constants below.
+// SetModeInputLang is the schema at /inputSchema/properties/lang of tool "set_mode": one of
+// the constants below.
 type SetModeInputLang string
 
 // The values of SetModeInputLang.
@@ -188,7 +192,8 @@ func (v *SetModeInputLang) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SetModeInputHuge is the schema at /inputSchema/properties/huge of tool "set_mode": one of the constants below.
+// SetModeInputHuge is the schema at /inputSchema/properties/huge of tool "set_mode": one of
+// the constants below.
 type SetModeInputHuge float64
 
 // The values of SetModeInputHuge.
@@ -222,8 +227,8 @@ func (v *SetModeInputHuge) UnmarshalJSON(b []byte) error {
 }
 
 // SetModeCall is the handle of one set_mode call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type SetModeCall struct {
 	toolCall
 }

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// alphaDefinition is tool alpha as tools/list advertises it: as written in array.json,
-// without mcpgen's _meta keys.
+// alphaDefinition is tool alpha as tools/list advertises it: as written in array.json, without
+// mcpgen's own keys.
 const alphaDefinition = "{\n    \"name\": \"alpha\",\n    \"description\": \"From an array\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // AlphaInput is the arguments of tool alpha.
 type AlphaInput struct{}
 
 // AlphaCall is the handle of one alpha call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type AlphaCall struct {
 	toolCall
 }

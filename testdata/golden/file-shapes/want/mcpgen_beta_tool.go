@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// betaDefinition is tool beta as tools/list advertises it: as written in array.json,
-// without mcpgen's _meta keys.
+// betaDefinition is tool beta as tools/list advertises it: as written in array.json, without
+// mcpgen's own keys.
 const betaDefinition = "{\n    \"name\": \"beta\",\n    \"description\": \"From an array too\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
 
 // BetaInput is the arguments of tool beta.
 type BetaInput struct{}
 
-// BetaCall is the handle of one beta call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// BetaCall is the handle of one beta call: progress, logging, sampling, roots, extra content,
+// state, and the elicitations the tool declares. Asking for an elicitation the tool does not
+// declare is a compile error.
 type BetaCall struct {
 	toolCall
 }

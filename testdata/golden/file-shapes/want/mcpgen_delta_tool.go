@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// deltaDefinition is tool delta as tools/list advertises it: as written in list.json,
-// without mcpgen's _meta keys.
+// deltaDefinition is tool delta as tools/list advertises it: as written in list.json, without
+// mcpgen's own keys.
 const deltaDefinition = "{\n      \"name\": \"delta\",\n      \"description\": \"From a tools/list result\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {}\n      }\n    }"
 
 // DeltaInput is the arguments of tool delta.
 type DeltaInput struct{}
 
 // DeltaCall is the handle of one delta call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type DeltaCall struct {
 	toolCall
 }

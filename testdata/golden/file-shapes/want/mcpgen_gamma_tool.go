@@ -10,15 +10,15 @@ import (
 )
 
 // gammaDefinition is tool gamma as tools/list advertises it: as written in single.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const gammaDefinition = "{\n  \"name\": \"gamma\",\n  \"description\": \"A single tool\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // GammaInput is the arguments of tool gamma.
 type GammaInput struct{}
 
 // GammaCall is the handle of one gamma call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type GammaCall struct {
 	toolCall
 }

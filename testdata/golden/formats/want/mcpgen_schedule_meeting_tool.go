@@ -10,8 +10,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// scheduleMeetingDefinition is tool schedule_meeting as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// scheduleMeetingDefinition is tool schedule_meeting as tools/list advertises it: as written
+// in tool.json, without mcpgen's own keys.
 const scheduleMeetingDefinition = "{\n  \"name\": \"schedule_meeting\",\n  \"description\": \"String formats and integer sizes\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"start\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      },\n      \"day\": {\n        \"type\": \"string\",\n        \"format\": \"date\"\n      },\n      \"link\": {\n        \"type\": \"string\",\n        \"format\": \"uri\"\n      },\n      \"organizer\": {\n        \"type\": \"string\",\n        \"format\": \"email\"\n      },\n      \"end\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\"\n      }\n    },\n    \"required\": [\n      \"start\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"createdAt\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      }\n    },\n    \"required\": [\n      \"createdAt\"\n    ]\n  }\n}"
 
 // ScheduleMeetingInput is the arguments of tool schedule_meeting.
@@ -29,9 +29,9 @@ type ScheduleMeetingOutput struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// ScheduleMeetingCall is the handle of one schedule_meeting call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ScheduleMeetingCall is the handle of one schedule_meeting call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type ScheduleMeetingCall struct {
 	toolCall
 }

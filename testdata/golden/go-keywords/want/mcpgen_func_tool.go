@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// funcDefinition is tool func as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// funcDefinition is tool func as tools/list advertises it: as written in tool.json, without
+// mcpgen's own keys.
 const funcDefinition = "{\n  \"name\": \"func\",\n  \"description\": \"Go keywords as names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"type\": {\n        \"type\": \"string\"\n      },\n      \"func\": {\n        \"type\": \"string\"\n      },\n      \"range\": {\n        \"type\": \"string\"\n      },\n      \"map\": {\n        \"type\": \"string\"\n      },\n      \"chan\": {\n        \"type\": \"string\"\n      },\n      \"select\": {\n        \"type\": \"string\"\n      },\n      \"package\": {\n        \"type\": \"string\"\n      },\n      \"import\": {\n        \"type\": \"string\"\n      },\n      \"default\": {\n        \"type\": \"string\"\n      },\n      \"go\": {\n        \"type\": \"string\"\n      },\n      \"interface\": {\n        \"type\": \"string\"\n      },\n      \"struct\": {\n        \"type\": \"string\"\n      },\n      \"var\": {\n        \"type\": \"string\"\n      },\n      \"const\": {\n        \"type\": \"string\"\n      },\n      \"return\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // FuncInput is the arguments of tool func.
@@ -32,9 +32,9 @@ type FuncInput struct {
 	Return    *string `json:"return,omitempty"`
 }
 
-// FuncCall is the handle of one func call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// FuncCall is the handle of one func call: progress, logging, sampling, roots, extra content,
+// state, and the elicitations the tool declares. Asking for an elicitation the tool does not
+// declare is a compile error.
 type FuncCall struct {
 	toolCall
 }

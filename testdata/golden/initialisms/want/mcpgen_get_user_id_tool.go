@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// getUserIDDefinition is tool get_user_id as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// getUserIDDefinition is tool get_user_id as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const getUserIDDefinition = "{\n  \"name\": \"get_user_id\",\n  \"description\": \"Initialisms in names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"html_url\": {\n        \"type\": \"string\"\n      },\n      \"apiKey\": {\n        \"type\": \"string\"\n      },\n      \"httpServerURL\": {\n        \"type\": \"string\"\n      },\n      \"jsonData\": {\n        \"type\": \"string\"\n      },\n      \"userIDs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        }\n      },\n      \"sqlQuery\": {\n        \"type\": \"string\"\n      },\n      \"ip_address\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // GetUserIDInput is the arguments of tool get_user_id.
@@ -25,9 +25,9 @@ type GetUserIDInput struct {
 	IPAddress     *string  `json:"ip_address,omitempty"`
 }
 
-// GetUserIDCall is the handle of one get_user_id call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// GetUserIDCall is the handle of one get_user_id call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type GetUserIDCall struct {
 	toolCall
 }

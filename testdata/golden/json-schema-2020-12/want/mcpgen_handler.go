@@ -33,7 +33,8 @@ func (UnimplementedHandler) JSONSchema202012Tool(context.Context, JSONSchema2020
 	return nil, errors.New("tool \"json_schema_2020_12_tool\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
 		jsonSchema202012ToolTool(h),

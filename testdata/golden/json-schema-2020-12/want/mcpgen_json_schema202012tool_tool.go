@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it:
+// as written in tool.json, without mcpgen's own keys.
 const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_tool\",\n  \"description\": \"Tool with JSON Schema 2020-12 features\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"$defs\": {\n      \"address\": {\n        \"$anchor\": \"addr\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"street\": {\n            \"type\": \"string\"\n          },\n          \"city\": {\n            \"type\": \"string\"\n          }\n        }\n      }\n    },\n    \"properties\": {\n      \"name\": {\n        \"type\": \"string\"\n      },\n      \"address\": {\n        \"$ref\": \"#addr\"\n      },\n      \"contact\": {\n        \"allOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"email\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"phone\": {\n                \"type\": \"string\"\n              }\n            }\n          }\n        ]\n      },\n      \"kind\": {\n        \"type\": \"string\"\n      },\n      \"pair\": {\n        \"type\": \"array\",\n        \"prefixItems\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"integer\"\n          }\n        ]\n      }\n    },\n    \"if\": {\n      \"properties\": {\n        \"kind\": {\n          \"const\": \"business\"\n        }\n      }\n    },\n    \"then\": {\n      \"required\": [\n        \"address\"\n      ]\n    },\n    \"else\": {},\n    \"additionalProperties\": false\n  }\n}"
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.
@@ -22,21 +22,23 @@ type JSONSchema202012ToolInput struct {
 	Pair    json.RawMessage                   `json:"pair,omitempty"`
 }
 
-// JSONSchema202012ToolAddress is the schema at /inputSchema/$defs/address of tool "json_schema_2020_12_tool".
+// JSONSchema202012ToolAddress is the schema at /inputSchema/$defs/address of tool
+// "json_schema_2020_12_tool".
 type JSONSchema202012ToolAddress struct {
 	Street *string `json:"street,omitempty"`
 	City   *string `json:"city,omitempty"`
 }
 
-// JSONSchema202012ToolInputContact is the schema at /inputSchema/properties/contact of tool "json_schema_2020_12_tool".
+// JSONSchema202012ToolInputContact is the schema at /inputSchema/properties/contact of tool
+// "json_schema_2020_12_tool".
 type JSONSchema202012ToolInputContact struct {
 	Email *string `json:"email,omitempty"`
 	Phone *string `json:"phone,omitempty"`
 }
 
-// JSONSchema202012ToolCall is the handle of one json_schema_2020_12_tool call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// JSONSchema202012ToolCall is the handle of one json_schema_2020_12_tool call: progress,
+// logging, sampling, roots, extra content, state, and the elicitations the tool declares.
+// Asking for an elicitation the tool does not declare is a compile error.
 type JSONSchema202012ToolCall struct {
 	toolCall
 }

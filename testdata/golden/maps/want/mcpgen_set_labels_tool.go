@@ -10,7 +10,7 @@ import (
 )
 
 // setLabelsDefinition is tool set_labels as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const setLabelsDefinition = "{\n  \"name\": \"set_labels\",\n  \"description\": \"additionalProperties become maps\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"labels\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"string\"\n        }\n      },\n      \"counts\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"integer\"\n        }\n      },\n      \"anything\": {\n        \"type\": \"object\"\n      },\n      \"nested\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"v\": {\n              \"type\": \"boolean\"\n            }\n          }\n        }\n      },\n      \"closed\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"a\": {\n            \"type\": \"string\"\n          }\n        },\n        \"additionalProperties\": false\n      }\n    }\n  }\n}"
 
 // SetLabelsInput is the arguments of tool set_labels.
@@ -22,7 +22,8 @@ type SetLabelsInput struct {
 	Closed   *SetLabelsInputClosed                `json:"closed,omitempty"`
 }
 
-// SetLabelsInputNestedValue is the schema at /inputSchema/properties/nested/additionalProperties of tool "set_labels".
+// SetLabelsInputNestedValue is the schema at
+// /inputSchema/properties/nested/additionalProperties of tool "set_labels".
 type SetLabelsInputNestedValue struct {
 	V *bool `json:"v,omitempty"`
 }
@@ -32,9 +33,9 @@ type SetLabelsInputClosed struct {
 	A *string `json:"a,omitempty"`
 }
 
-// SetLabelsCall is the handle of one set_labels call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// SetLabelsCall is the handle of one set_labels call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type SetLabelsCall struct {
 	toolCall
 }

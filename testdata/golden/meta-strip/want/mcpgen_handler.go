@@ -19,34 +19,35 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// RemoveFile handles tool delete_file.
-	//
-	// Deletes one file after asking
-	RemoveFile(ctx context.Context, call RemoveFileCall, in RemoveFileInput) ([]runtime.Content, error)
 	// ListFiles handles tool list_files.
 	//
 	// Lists files
 	ListFiles(ctx context.Context, call ListFilesCall, in ListFilesInput) ([]runtime.Content, error)
+	// RemoveFile handles tool delete_file.
+	//
+	// Deletes one file after asking
+	RemoveFile(ctx context.Context, call RemoveFileCall, in RemoveFileInput) ([]runtime.Content, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
-
-// RemoveFile reports that tool delete_file is not implemented.
-func (UnimplementedHandler) RemoveFile(context.Context, RemoveFileCall, RemoveFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"delete_file\" is not implemented")
-}
 
 // ListFiles reports that tool list_files is not implemented.
 func (UnimplementedHandler) ListFiles(context.Context, ListFilesCall, ListFilesInput) ([]runtime.Content, error) {
 	return nil, errors.New("tool \"list_files\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// RemoveFile reports that tool delete_file is not implemented.
+func (UnimplementedHandler) RemoveFile(context.Context, RemoveFileCall, RemoveFileInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"delete_file\" is not implemented")
+}
+
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		removeFileTool(h),
 		listFilesTool(h),
+		removeFileTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err

@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// listFilesDefinition is tool list_files as tools/list advertises it: as written in only-meta.json,
-// without mcpgen's _meta keys.
+// listFilesDefinition is tool list_files as tools/list advertises it: as written in
+// only-meta.json, without mcpgen's own keys.
 const listFilesDefinition = "{\"name\": \"list_files\", \"description\": \"Lists files\", \"inputSchema\": {\"type\": \"object\"}}"
 
 // ListFilesInput is the arguments of tool list_files.
 type ListFilesInput struct{}
 
-// ListFilesCall is the handle of one list_files call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ListFilesCall is the handle of one list_files call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type ListFilesCall struct {
 	toolCall
 }

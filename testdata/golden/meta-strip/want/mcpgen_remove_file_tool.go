@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// removeFileDefinition is tool delete_file as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// removeFileDefinition is tool delete_file as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const removeFileDefinition = "{\n  \"name\": \"delete_file\",\n  \"title\": \"Delete a file\",\n  \"description\": \"Deletes one file after asking\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"properties\": {\"path\": {\"type\": \"string\", \"$anchor\": \"thePath\"}, \"force\": {\"type\": \"boolean\"}},\n    \"required\": [\"path\"]\n  },\n  \"annotations\": {\"destructiveHint\": true},\n  \"icons\": [{\"src\": \"https://example.com/trash.png\", \"mimeType\": \"image/png\"}],\n  \"_meta\": {\"example.com/team\": \"storage\"}\n}"
 
 // RemoveFileInput is the arguments of tool delete_file.
@@ -19,9 +19,9 @@ type RemoveFileInput struct {
 	Force *bool  `json:"force,omitempty"`
 }
 
-// RemoveFileCall is the handle of one delete_file call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// RemoveFileCall is the handle of one delete_file call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type RemoveFileCall struct {
 	toolCall
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // deployDefinition is tool deploy as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const deployDefinition = "{\n  \"name\": \"deploy\",\n  \"description\": \"Deploy after confirming; may need a login\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"env\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"staging\",\n          \"prod\"\n        ]\n      }\n    },\n    \"required\": [\n      \"env\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"url\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"url\"\n    ]\n  }\n}"
 
 // DeployInput is the arguments of tool deploy.
@@ -19,7 +19,8 @@ type DeployInput struct {
 	Env DeployInputEnv `json:"env"`
 }
 
-// DeployInputEnv is the schema at /inputSchema/properties/env of tool "deploy": one of the constants below.
+// DeployInputEnv is the schema at /inputSchema/properties/env of tool "deploy": one of the
+// constants below.
 type DeployInputEnv string
 
 // The values of DeployInputEnv.
@@ -58,15 +59,15 @@ type DeployOutput struct {
 }
 
 // DeployCall is the handle of one deploy call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type DeployCall struct {
 	toolCall
 }
 
-// ElicitApprove asks the user to fill in the approve form; an empty message uses
-// the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
-// runtime.ErrCancelled (test with errors.Is).
+// ElicitApprove asks the user to fill in the approve form; an empty message uses the declared
+// one. A declined form returns runtime.ErrDeclined, a dismissed one runtime.ErrCancelled (test
+// with errors.Is).
 //
 // Approve the deployment
 func (c DeployCall) ElicitApprove(ctx context.Context, message string) (Approve, error) {
@@ -75,9 +76,9 @@ func (c DeployCall) ElicitApprove(ctx context.Context, message string) (Approve,
 	return answer, err
 }
 
-// ElicitSsoLogin asks the user to open url (elicitation sso_login, URL mode); an empty
-// message uses the declared one. nil means the user agreed to open it, not that the
-// flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
+// ElicitSsoLogin asks the user to open url (elicitation sso_login, URL mode); an empty message
+// uses the declared one. nil means the user agreed to open it, not that the flow finished;
+// runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
 //
 // Log in with SSO
 func (c DeployCall) ElicitSsoLogin(ctx context.Context, message, url string) error {

@@ -19,34 +19,35 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// Deploy handles tool deploy.
-	//
-	// Deploy after confirming; may need a login
-	Deploy(ctx context.Context, call DeployCall, in DeployInput) (DeployOutput, error)
 	// Status handles tool status.
 	//
 	// Status needs no elicitation
 	Status(ctx context.Context, call StatusCall, in StatusInput) ([]runtime.Content, error)
+	// Deploy handles tool deploy.
+	//
+	// Deploy after confirming; may need a login
+	Deploy(ctx context.Context, call DeployCall, in DeployInput) (DeployOutput, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
-
-// Deploy reports that tool deploy is not implemented.
-func (UnimplementedHandler) Deploy(context.Context, DeployCall, DeployInput) (DeployOutput, error) {
-	return DeployOutput{}, errors.New("tool \"deploy\" is not implemented")
-}
 
 // Status reports that tool status is not implemented.
 func (UnimplementedHandler) Status(context.Context, StatusCall, StatusInput) ([]runtime.Content, error) {
 	return nil, errors.New("tool \"status\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Deploy reports that tool deploy is not implemented.
+func (UnimplementedHandler) Deploy(context.Context, DeployCall, DeployInput) (DeployOutput, error) {
+	return DeployOutput{}, errors.New("tool \"deploy\" is not implemented")
+}
+
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		deployTool(h),
 		statusTool(h),
+		deployTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err

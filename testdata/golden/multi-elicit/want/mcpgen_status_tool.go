@@ -10,15 +10,15 @@ import (
 )
 
 // statusDefinition is tool status as tools/list advertises it: as written in other.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const statusDefinition = "{\n  \"name\": \"status\",\n  \"description\": \"Status needs no elicitation\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
 
 // StatusInput is the arguments of tool status.
 type StatusInput struct{}
 
 // StatusCall is the handle of one status call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type StatusCall struct {
 	toolCall
 }

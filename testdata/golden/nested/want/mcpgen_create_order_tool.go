@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// createOrderDefinition is tool create_order as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// createOrderDefinition is tool create_order as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const createOrderDefinition = "{\n  \"name\": \"create_order\",\n  \"description\": \"Create an order with nested objects and arrays\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"customer\": {\n        \"type\": \"object\",\n        \"description\": \"Who orders\",\n        \"properties\": {\n          \"name\": {\n            \"type\": \"string\"\n          },\n          \"address\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"street\": {\n                \"type\": \"string\"\n              },\n              \"zip\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"street\"\n            ]\n          }\n        },\n        \"required\": [\n          \"name\"\n        ]\n      },\n      \"lines\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"sku\": {\n              \"type\": \"string\"\n            },\n            \"qty\": {\n              \"type\": \"integer\",\n              \"minimum\": 1\n            }\n          },\n          \"required\": [\n            \"sku\",\n            \"qty\"\n          ]\n        }\n      },\n      \"matrix\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"array\",\n          \"items\": {\n            \"type\": \"number\"\n          }\n        }\n      },\n      \"notes\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        }\n      }\n    },\n    \"required\": [\n      \"customer\",\n      \"lines\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"orderId\": {\n        \"type\": \"string\"\n      },\n      \"totals\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"net\": {\n            \"type\": \"number\"\n          },\n          \"gross\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"net\",\n          \"gross\"\n        ]\n      }\n    },\n    \"required\": [\n      \"orderId\",\n      \"totals\"\n    ]\n  }\n}"
 
 // CreateOrderInput is the arguments of tool create_order.
@@ -22,7 +22,8 @@ type CreateOrderInput struct {
 	Notes    []string                    `json:"notes,omitempty"`
 }
 
-// CreateOrderInputCustomer is the schema at /inputSchema/properties/customer of tool "create_order".
+// CreateOrderInputCustomer is the schema at /inputSchema/properties/customer of tool
+// "create_order".
 //
 // Who orders
 type CreateOrderInputCustomer struct {
@@ -30,13 +31,15 @@ type CreateOrderInputCustomer struct {
 	Address *CreateOrderInputCustomerAddress `json:"address,omitempty"`
 }
 
-// CreateOrderInputCustomerAddress is the schema at /inputSchema/properties/customer/properties/address of tool "create_order".
+// CreateOrderInputCustomerAddress is the schema at
+// /inputSchema/properties/customer/properties/address of tool "create_order".
 type CreateOrderInputCustomerAddress struct {
 	Street string  `json:"street"`
 	Zip    *string `json:"zip,omitempty"`
 }
 
-// CreateOrderInputLinesItem is the schema at /inputSchema/properties/lines/items of tool "create_order".
+// CreateOrderInputLinesItem is the schema at /inputSchema/properties/lines/items of tool
+// "create_order".
 type CreateOrderInputLinesItem struct {
 	Sku string `json:"sku"`
 	Qty int64  `json:"qty"`
@@ -48,15 +51,16 @@ type CreateOrderOutput struct {
 	Totals  CreateOrderOutputTotals `json:"totals"`
 }
 
-// CreateOrderOutputTotals is the schema at /outputSchema/properties/totals of tool "create_order".
+// CreateOrderOutputTotals is the schema at /outputSchema/properties/totals of tool
+// "create_order".
 type CreateOrderOutputTotals struct {
 	Net   float64 `json:"net"`
 	Gross float64 `json:"gross"`
 }
 
-// CreateOrderCall is the handle of one create_order call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// CreateOrderCall is the handle of one create_order call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type CreateOrderCall struct {
 	toolCall
 }

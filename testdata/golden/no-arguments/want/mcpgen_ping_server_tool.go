@@ -9,16 +9,16 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// pingServerDefinition is tool ping_server as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// pingServerDefinition is tool ping_server as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const pingServerDefinition = "{\n  \"name\": \"ping_server\",\n  \"description\": \"A tool without arguments\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
 
 // PingServerInput is the arguments of tool ping_server.
 type PingServerInput struct{}
 
-// PingServerCall is the handle of one ping_server call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// PingServerCall is the handle of one ping_server call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type PingServerCall struct {
 	toolCall
 }

@@ -10,25 +10,27 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// updateUserDefinition is tool update_user as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// updateUserDefinition is tool update_user as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const updateUserDefinition = "{\n  \"name\": \"update_user\",\n  \"description\": \"Update a user; null clears a field\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"nickname\": {\n        \"type\": [\n          \"string\",\n          \"null\"\n        ]\n      },\n      \"age\": {\n        \"type\": [\n          \"integer\",\n          \"null\"\n        ]\n      },\n      \"manager\": {\n        \"anyOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"id\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"null\"\n          }\n        ]\n      },\n      \"tags\": {\n        \"type\": [\n          \"array\",\n          \"null\"\n        ],\n        \"items\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"level\": {\n        \"enum\": [\n          \"low\",\n          \"high\",\n          null\n        ]\n      }\n    },\n    \"required\": [\n      \"nickname\"\n    ]\n  }\n}"
 
 // UpdateUserInput is the arguments of tool update_user.
 type UpdateUserInput struct {
-	Nickname *string                 `json:"nickname"`
-	Age      *int64                  `json:"age,omitempty"`
-	Manager  *UpdateUserInputManager `json:"manager,omitempty"`
-	Tags     []*string               `json:"tags,omitempty"`
-	Level    *UpdateUserInputLevel   `json:"level,omitempty"`
+	Nickname *string                                  `json:"nickname"`
+	Age      runtime.Optional[int64]                  `json:"age,omitzero"`
+	Manager  runtime.Optional[UpdateUserInputManager] `json:"manager,omitzero"`
+	Tags     runtime.Optional[[]*string]              `json:"tags,omitzero"`
+	Level    runtime.Optional[UpdateUserInputLevel]   `json:"level,omitzero"`
 }
 
-// UpdateUserInputManager is the schema at /inputSchema/properties/manager/anyOf/0 of tool "update_user".
+// UpdateUserInputManager is the schema at /inputSchema/properties/manager/anyOf/0 of tool
+// "update_user".
 type UpdateUserInputManager struct {
 	ID *string `json:"id,omitempty"`
 }
 
-// UpdateUserInputLevel is the schema at /inputSchema/properties/level of tool "update_user": one of the constants below.
+// UpdateUserInputLevel is the schema at /inputSchema/properties/level of tool "update_user":
+// one of the constants below.
 type UpdateUserInputLevel string
 
 // The values of UpdateUserInputLevel.
@@ -61,9 +63,9 @@ func (v *UpdateUserInputLevel) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UpdateUserCall is the handle of one update_user call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// UpdateUserCall is the handle of one update_user call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type UpdateUserCall struct {
 	toolCall
 }

@@ -19,34 +19,35 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// UserProfileDashed handles tool user-profile.
-	//
-	// Same Go name as user_profile without the override
-	UserProfileDashed(ctx context.Context, call UserProfileDashedCall, in UserProfileDashedInput) ([]runtime.Content, error)
 	// UserProfile handles tool user_profile.
 	//
 	// x-go-name and x-go-field-name settle collisions
 	UserProfile(ctx context.Context, call UserProfileCall, in UserProfileInput) ([]runtime.Content, error)
+	// UserProfileDashed handles tool user-profile.
+	//
+	// Same Go name as user_profile without the override
+	UserProfileDashed(ctx context.Context, call UserProfileDashedCall, in UserProfileDashedInput) ([]runtime.Content, error)
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
-
-// UserProfileDashed reports that tool user-profile is not implemented.
-func (UnimplementedHandler) UserProfileDashed(context.Context, UserProfileDashedCall, UserProfileDashedInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"user-profile\" is not implemented")
-}
 
 // UserProfile reports that tool user_profile is not implemented.
 func (UnimplementedHandler) UserProfile(context.Context, UserProfileCall, UserProfileInput) ([]runtime.Content, error) {
 	return nil, errors.New("tool \"user_profile\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// UserProfileDashed reports that tool user-profile is not implemented.
+func (UnimplementedHandler) UserProfileDashed(context.Context, UserProfileDashedCall, UserProfileDashedInput) ([]runtime.Content, error) {
+	return nil, errors.New("tool \"user-profile\" is not implemented")
+}
+
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		userProfileDashedTool(h),
 		userProfileTool(h),
+		userProfileDashedTool(h),
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// userProfileDashedDefinition is tool user-profile as tools/list advertises it: as written in tool2.json,
-// without mcpgen's _meta keys.
+// userProfileDashedDefinition is tool user-profile as tools/list advertises it: as written in
+// tool2.json, without mcpgen's own keys.
 const userProfileDashedDefinition = "{\n  \"name\": \"user-profile\",\n  \"description\": \"Same Go name as user_profile without the override\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"q\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
 
 // UserProfileDashedInput is the arguments of tool user-profile.
@@ -18,9 +18,9 @@ type UserProfileDashedInput struct {
 	Q *string `json:"q,omitempty"`
 }
 
-// UserProfileDashedCall is the handle of one user-profile call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// UserProfileDashedCall is the handle of one user-profile call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type UserProfileDashedCall struct {
 	toolCall
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// userProfileDefinition is tool user_profile as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
-const userProfileDefinition = "{\n  \"name\": \"user_profile\",\n  \"description\": \"x-go-name and x-go-field-name settle collisions\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\",\n        \"x-go-field-name\": \"UserIDCamel\"\n      },\n      \"address\": {\n        \"type\": \"object\",\n        \"x-go-name\": \"PostalAddress\",\n        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n          }\n        }\n      }\n    }\n  }\n}"
+// userProfileDefinition is tool user_profile as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
+const userProfileDefinition = "{\n  \"name\": \"user_profile\",\n  \"description\": \"x-go-name and x-go-field-name settle collisions\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"address\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n          }\n        }\n      }\n    }\n  }\n}"
 
 // UserProfileInput is the arguments of tool user_profile.
 type UserProfileInput struct {
@@ -25,9 +25,9 @@ type PostalAddress struct {
 	City *string `json:"city,omitempty"`
 }
 
-// UserProfileCall is the handle of one user_profile call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// UserProfileCall is the handle of one user_profile call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type UserProfileCall struct {
 	toolCall
 }

@@ -10,12 +10,12 @@ import (
 )
 
 // asMapDefinition is tool as_map as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const asMapDefinition = "{\n    \"name\": \"as_map\",\n    \"description\": \"Root is a map of strings\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"additionalProperties\": {\n        \"type\": \"string\"\n      }\n    },\n    \"outputSchema\": {\n      \"type\": \"object\",\n      \"additionalProperties\": {\n        \"type\": \"integer\"\n      }\n    }\n  }"
 
 // AsMapCall is the handle of one as_map call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type AsMapCall struct {
 	toolCall
 }

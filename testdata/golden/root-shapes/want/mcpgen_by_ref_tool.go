@@ -10,7 +10,7 @@ import (
 )
 
 // byRefDefinition is tool by_ref as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const byRefDefinition = "{\n    \"name\": \"by_ref\",\n    \"description\": \"Root is a reference\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"$ref\": \"#/$defs/Args\",\n      \"$defs\": {\n        \"Args\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"q\": {\n              \"type\": \"string\"\n            }\n          },\n          \"required\": [\n            \"q\"\n          ]\n        }\n      }\n    }\n  }"
 
 // ByRefArgs is the schema at /inputSchema/$defs/Args of tool "by_ref".
@@ -19,8 +19,8 @@ type ByRefArgs struct {
 }
 
 // ByRefCall is the handle of one by_ref call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type ByRefCall struct {
 	toolCall
 }

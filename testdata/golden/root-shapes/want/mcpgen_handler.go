@@ -19,14 +19,14 @@ const _ = runtime.IsAtLeastVersion0_1_0
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
 type Handler interface {
-	// AsMap handles tool as_map.
-	//
-	// Root is a map of strings
-	AsMap(ctx context.Context, call AsMapCall, in map[string]string) (map[string]int64, error)
 	// ByRef handles tool by_ref.
 	//
 	// Root is a reference
 	ByRef(ctx context.Context, call ByRefCall, in ByRefArgs) ([]runtime.Content, error)
+	// AsMap handles tool as_map.
+	//
+	// Root is a map of strings
+	AsMap(ctx context.Context, call AsMapCall, in map[string]string) (map[string]int64, error)
 	// Merged handles tool merged.
 	//
 	// Root is an allOf of objects
@@ -40,14 +40,14 @@ type Handler interface {
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
 type UnimplementedHandler struct{}
 
-// AsMap reports that tool as_map is not implemented.
-func (UnimplementedHandler) AsMap(context.Context, AsMapCall, map[string]string) (map[string]int64, error) {
-	return map[string]int64{}, errors.New("tool \"as_map\" is not implemented")
-}
-
 // ByRef reports that tool by_ref is not implemented.
 func (UnimplementedHandler) ByRef(context.Context, ByRefCall, ByRefArgs) ([]runtime.Content, error) {
 	return nil, errors.New("tool \"by_ref\" is not implemented")
+}
+
+// AsMap reports that tool as_map is not implemented.
+func (UnimplementedHandler) AsMap(context.Context, AsMapCall, map[string]string) (map[string]int64, error) {
+	return map[string]int64{}, errors.New("tool \"as_map\" is not implemented")
 }
 
 // Merged reports that tool merged is not implemented.
@@ -60,11 +60,12 @@ func (UnimplementedHandler) OneOf(context.Context, OneOfCall, OneOfInput) ([]run
 	return nil, errors.New("tool \"one_of\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
-		asMapTool(h),
 		byRefTool(h),
+		asMapTool(h),
 		mergedTool(h),
 		oneOfTool(h),
 	} {

@@ -10,7 +10,7 @@ import (
 )
 
 // mergedDefinition is tool merged as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const mergedDefinition = "{\n    \"name\": \"merged\",\n    \"description\": \"Root is an allOf of objects\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"allOf\": [\n        {\n          \"properties\": {\n            \"a\": {\n              \"type\": \"string\"\n            }\n          },\n          \"required\": [\n            \"a\"\n          ]\n        },\n        {\n          \"properties\": {\n            \"b\": {\n              \"type\": \"integer\"\n            }\n          }\n        }\n      ]\n    }\n  }"
 
 // MergedInput is the arguments of tool merged.
@@ -20,8 +20,8 @@ type MergedInput struct {
 }
 
 // MergedCall is the handle of one merged call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type MergedCall struct {
 	toolCall
 }

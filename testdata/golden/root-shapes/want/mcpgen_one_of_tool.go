@@ -10,7 +10,7 @@ import (
 )
 
 // oneOfDefinition is tool one_of as tools/list advertises it: as written in tools.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const oneOfDefinition = "{\n    \"name\": \"one_of\",\n    \"description\": \"Root requires one of two properties\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"id\": {\n          \"type\": \"string\"\n        },\n        \"slug\": {\n          \"type\": \"string\"\n        }\n      },\n      \"oneOf\": [\n        {\n          \"required\": [\n            \"id\"\n          ]\n        },\n        {\n          \"required\": [\n            \"slug\"\n          ]\n        }\n      ]\n    }\n  }"
 
 // OneOfInput is the arguments of tool one_of.
@@ -20,8 +20,8 @@ type OneOfInput struct {
 }
 
 // OneOfCall is the handle of one one_of call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type OneOfCall struct {
 	toolCall
 }

@@ -222,7 +222,8 @@ func (UnimplementedHandler) Tool21(context.Context, Tool21Call, Tool21Input) ([]
 	return nil, errors.New("tool \"tool_21\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h.
+// Register adds every tool of this package to s, answered by h, in the order of the
+// input files, which is the order tools/list shows them in.
 func Register(s *runtime.Server, h Handler) error {
 	for _, t := range []runtime.Tool{
 		tool00Tool(h),

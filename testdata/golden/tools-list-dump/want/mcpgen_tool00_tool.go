@@ -10,7 +10,7 @@ import (
 )
 
 // tool00Definition is tool tool_00 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool00Definition = "{\n      \"name\": \"tool_00\",\n      \"description\": \"Dump tool number 0\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 0\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool00Input is the arguments of tool tool_00.
@@ -20,8 +20,8 @@ type Tool00Input struct {
 }
 
 // Tool00Call is the handle of one tool_00 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool00Call struct {
 	toolCall
 }

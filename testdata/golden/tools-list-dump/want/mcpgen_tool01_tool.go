@@ -10,7 +10,7 @@ import (
 )
 
 // tool01Definition is tool tool_01 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool01Definition = "{\n      \"name\": \"tool_01\",\n      \"description\": \"Dump tool number 1\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 1\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool01Input is the arguments of tool tool_01.
@@ -20,8 +20,8 @@ type Tool01Input struct {
 }
 
 // Tool01Call is the handle of one tool_01 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool01Call struct {
 	toolCall
 }

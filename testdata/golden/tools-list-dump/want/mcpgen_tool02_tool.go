@@ -10,7 +10,7 @@ import (
 )
 
 // tool02Definition is tool tool_02 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool02Definition = "{\n      \"name\": \"tool_02\",\n      \"description\": \"Dump tool number 2\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 2\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool02Input is the arguments of tool tool_02.
@@ -20,8 +20,8 @@ type Tool02Input struct {
 }
 
 // Tool02Call is the handle of one tool_02 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool02Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool03Definition is tool tool_03 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool03Definition = "{\n      \"name\": \"tool_03\",\n      \"description\": \"Dump tool number 3\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 3\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool03Input is the arguments of tool tool_03.
@@ -20,8 +20,8 @@ type Tool03Input struct {
 }
 
 // Tool03Call is the handle of one tool_03 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool03Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool04Definition is tool tool_04 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool04Definition = "{\n      \"name\": \"tool_04\",\n      \"description\": \"Dump tool number 4\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 4\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool04Input is the arguments of tool tool_04.
@@ -20,8 +20,8 @@ type Tool04Input struct {
 }
 
 // Tool04Call is the handle of one tool_04 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool04Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool05Definition is tool tool_05 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool05Definition = "{\n      \"name\": \"tool_05\",\n      \"description\": \"Dump tool number 5\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 5\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool05Input is the arguments of tool tool_05.
@@ -20,8 +20,8 @@ type Tool05Input struct {
 }
 
 // Tool05Call is the handle of one tool_05 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool05Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool06Definition is tool tool_06 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool06Definition = "{\n      \"name\": \"tool_06\",\n      \"description\": \"Dump tool number 6\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 6\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool06Input is the arguments of tool tool_06.
@@ -20,8 +20,8 @@ type Tool06Input struct {
 }
 
 // Tool06Call is the handle of one tool_06 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool06Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool07Definition is tool tool_07 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool07Definition = "{\n      \"name\": \"tool_07\",\n      \"description\": \"Dump tool number 7\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 7\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool07Input is the arguments of tool tool_07.
@@ -20,8 +20,8 @@ type Tool07Input struct {
 }
 
 // Tool07Call is the handle of one tool_07 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool07Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool08Definition is tool tool_08 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool08Definition = "{\n      \"name\": \"tool_08\",\n      \"description\": \"Dump tool number 8\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 8\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool08Input is the arguments of tool tool_08.
@@ -20,8 +20,8 @@ type Tool08Input struct {
 }
 
 // Tool08Call is the handle of one tool_08 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool08Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool09Definition is tool tool_09 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool09Definition = "{\n      \"name\": \"tool_09\",\n      \"description\": \"Dump tool number 9\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 9\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool09Input is the arguments of tool tool_09.
@@ -20,8 +20,8 @@ type Tool09Input struct {
 }
 
 // Tool09Call is the handle of one tool_09 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool09Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool10Definition is tool tool_10 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool10Definition = "{\n      \"name\": \"tool_10\",\n      \"description\": \"Dump tool number 10\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 10\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool10Input is the arguments of tool tool_10.
@@ -20,8 +20,8 @@ type Tool10Input struct {
 }
 
 // Tool10Call is the handle of one tool_10 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool10Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool11Definition is tool tool_11 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool11Definition = "{\n      \"name\": \"tool_11\",\n      \"description\": \"Dump tool number 11\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 11\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool11Input is the arguments of tool tool_11.
@@ -20,8 +20,8 @@ type Tool11Input struct {
 }
 
 // Tool11Call is the handle of one tool_11 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool11Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool12Definition is tool tool_12 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool12Definition = "{\n      \"name\": \"tool_12\",\n      \"description\": \"Dump tool number 12\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 12\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool12Input is the arguments of tool tool_12.
@@ -20,8 +20,8 @@ type Tool12Input struct {
 }
 
 // Tool12Call is the handle of one tool_12 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool12Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool13Definition is tool tool_13 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool13Definition = "{\n      \"name\": \"tool_13\",\n      \"description\": \"Dump tool number 13\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 13\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool13Input is the arguments of tool tool_13.
@@ -20,8 +20,8 @@ type Tool13Input struct {
 }
 
 // Tool13Call is the handle of one tool_13 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool13Call struct {
 	toolCall
 }

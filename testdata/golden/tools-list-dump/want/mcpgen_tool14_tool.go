@@ -10,7 +10,7 @@ import (
 )
 
 // tool14Definition is tool tool_14 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool14Definition = "{\n      \"name\": \"tool_14\",\n      \"description\": \"Dump tool number 14\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 14\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool14Input is the arguments of tool tool_14.
@@ -20,8 +20,8 @@ type Tool14Input struct {
 }
 
 // Tool14Call is the handle of one tool_14 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool14Call struct {
 	toolCall
 }

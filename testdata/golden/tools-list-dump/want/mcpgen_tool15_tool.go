@@ -10,7 +10,7 @@ import (
 )
 
 // tool15Definition is tool tool_15 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool15Definition = "{\n      \"name\": \"tool_15\",\n      \"description\": \"Dump tool number 15\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 15\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool15Input is the arguments of tool tool_15.
@@ -20,8 +20,8 @@ type Tool15Input struct {
 }
 
 // Tool15Call is the handle of one tool_15 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool15Call struct {
 	toolCall
 }

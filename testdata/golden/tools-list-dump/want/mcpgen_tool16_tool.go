@@ -10,7 +10,7 @@ import (
 )
 
 // tool16Definition is tool tool_16 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool16Definition = "{\n      \"name\": \"tool_16\",\n      \"description\": \"Dump tool number 16\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 16\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool16Input is the arguments of tool tool_16.
@@ -20,8 +20,8 @@ type Tool16Input struct {
 }
 
 // Tool16Call is the handle of one tool_16 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool16Call struct {
 	toolCall
 }

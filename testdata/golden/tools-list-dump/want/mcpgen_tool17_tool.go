@@ -10,7 +10,7 @@ import (
 )
 
 // tool17Definition is tool tool_17 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool17Definition = "{\n      \"name\": \"tool_17\",\n      \"description\": \"Dump tool number 17\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 17\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool17Input is the arguments of tool tool_17.
@@ -20,8 +20,8 @@ type Tool17Input struct {
 }
 
 // Tool17Call is the handle of one tool_17 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool17Call struct {
 	toolCall
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // tool18Definition is tool tool_18 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool18Definition = "{\n      \"name\": \"tool_18\",\n      \"description\": \"Dump tool number 18\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 18\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool18Input is the arguments of tool tool_18.
@@ -20,8 +20,8 @@ type Tool18Input struct {
 }
 
 // Tool18Call is the handle of one tool_18 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool18Call struct {
 	toolCall
 }

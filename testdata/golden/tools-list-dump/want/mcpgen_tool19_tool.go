@@ -10,7 +10,7 @@ import (
 )
 
 // tool19Definition is tool tool_19 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool19Definition = "{\n      \"name\": \"tool_19\",\n      \"description\": \"Dump tool number 19\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 19\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool19Input is the arguments of tool tool_19.
@@ -20,8 +20,8 @@ type Tool19Input struct {
 }
 
 // Tool19Call is the handle of one tool_19 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool19Call struct {
 	toolCall
 }

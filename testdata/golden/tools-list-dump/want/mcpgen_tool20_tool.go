@@ -10,7 +10,7 @@ import (
 )
 
 // tool20Definition is tool tool_20 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool20Definition = "{\n      \"name\": \"tool_20\",\n      \"description\": \"Dump tool number 20\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 20\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
 
 // Tool20Input is the arguments of tool tool_20.
@@ -20,8 +20,8 @@ type Tool20Input struct {
 }
 
 // Tool20Call is the handle of one tool_20 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool20Call struct {
 	toolCall
 }

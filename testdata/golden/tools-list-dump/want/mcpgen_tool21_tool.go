@@ -10,7 +10,7 @@ import (
 )
 
 // tool21Definition is tool tool_21 as tools/list advertises it: as written in dump.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const tool21Definition = "{\n      \"name\": \"tool_21\",\n      \"description\": \"Dump tool number 21\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 21\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
 
 // Tool21Input is the arguments of tool tool_21.
@@ -20,8 +20,8 @@ type Tool21Input struct {
 }
 
 // Tool21Call is the handle of one tool_21 call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// content, state, and the elicitations the tool declares. Asking for an elicitation the tool
+// does not declare is a compile error.
 type Tool21Call struct {
 	toolCall
 }

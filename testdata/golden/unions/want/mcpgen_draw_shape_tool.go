@@ -3,6 +3,7 @@
 package unions
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,18 +13,19 @@ import (
 )
 
 // drawShapeDefinition is tool draw_shape as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// without mcpgen's own keys.
 const drawShapeDefinition = "{\n  \"name\": \"draw_shape\",\n  \"description\": \"Draw a shape; the shape is a discriminated union\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"shape\": {\n        \"oneOf\": [\n          {\n            \"$ref\": \"#/$defs/Circle\"\n          },\n          {\n            \"$ref\": \"#/$defs/Square\"\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"kind\": {\n                \"const\": \"triangle\"\n              },\n              \"base\": {\n                \"type\": \"number\"\n              },\n              \"height\": {\n                \"type\": \"number\"\n              }\n            },\n            \"required\": [\n              \"kind\",\n              \"base\",\n              \"height\"\n            ]\n          }\n        ]\n      },\n      \"color\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"integer\"\n          }\n        ],\n        \"description\": \"Not discriminated: falls back with a warning\"\n      },\n      \"style\": {\n        \"type\": \"object\",\n        \"discriminator\": {\n          \"propertyName\": \"fill\"\n        },\n        \"oneOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"fill\": {\n                \"const\": \"solid\"\n              },\n              \"rgb\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"fill\"\n            ]\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"fill\": {\n                \"const\": \"none\"\n              }\n            },\n            \"required\": [\n              \"fill\"\n            ]\n          }\n        ]\n      }\n    },\n    \"required\": [\n      \"shape\"\n    ],\n    \"$defs\": {\n      \"Circle\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"kind\": {\n            \"const\": \"circle\"\n          },\n          \"radius\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"kind\",\n          \"radius\"\n        ]\n      },\n      \"Square\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"kind\": {\n            \"const\": \"square\"\n          },\n          \"side\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"kind\",\n          \"side\"\n        ]\n      }\n    }\n  }\n}"
 
 // DrawShapeInput is the arguments of tool draw_shape.
 type DrawShapeInput struct {
 	Shape DrawShapeInputShape `json:"shape"`
 	// Not discriminated: falls back with a warning
-	Color json.RawMessage      `json:"color,omitempty"`
+	Color *DrawShapeInputColor `json:"color,omitempty"`
 	Style *DrawShapeInputStyle `json:"style,omitempty"`
 }
 
-// DrawShapeInputShape is the schema at /inputSchema/properties/shape of tool "draw_shape": exactly one of its fields is set, chosen by "kind".
+// DrawShapeInputShape is the schema at /inputSchema/properties/shape of tool "draw_shape":
+// exactly one of its fields is set, chosen by "kind".
 type DrawShapeInputShape struct {
 	// Circle is set when "kind" is "circle".
 	Circle *DrawShapeCircle
@@ -87,14 +89,55 @@ type DrawShapeSquare struct {
 	Side float64 `json:"side"`
 }
 
-// DrawShapeInputShapeTriangle is the schema at /inputSchema/properties/shape/oneOf/2 of tool "draw_shape".
+// DrawShapeInputShapeTriangle is the schema at /inputSchema/properties/shape/oneOf/2 of tool
+// "draw_shape".
 type DrawShapeInputShapeTriangle struct {
 	Kind   string  `json:"kind"`
 	Base   float64 `json:"base"`
 	Height float64 `json:"height"`
 }
 
-// DrawShapeInputStyle is the schema at /inputSchema/properties/style of tool "draw_shape": exactly one of its fields is set, chosen by "fill".
+// DrawShapeInputColor is the schema at /inputSchema/properties/color of tool "draw_shape":
+// exactly one of its fields is set, chosen by the kind of the JSON value.
+//
+// Not discriminated: falls back with a warning
+type DrawShapeInputColor struct {
+	// String is set when the value is a JSON string.
+	String *string
+	// Integer is set when the value is a JSON integer.
+	Integer *int64
+}
+
+// MarshalJSON writes the field that is set.
+func (u DrawShapeInputColor) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.String != nil:
+		return json.Marshal(u.String)
+	case u.Integer != nil:
+		return json.Marshal(u.Integer)
+	}
+	return nil, errors.New("DrawShapeInputColor: no field is set")
+}
+
+// UnmarshalJSON decodes the field that the kind of the value selects; null sets none.
+func (u *DrawShapeInputColor) UnmarshalJSON(b []byte) error {
+	*u = DrawShapeInputColor{}
+	v := bytes.TrimLeft(b, " \t\r\n")
+	if len(v) == 0 || v[0] == 'n' {
+		return nil
+	}
+	switch v[0] {
+	case '"':
+		u.String = new(string)
+		return json.Unmarshal(b, u.String)
+	default:
+		u.Integer = new(int64)
+		return json.Unmarshal(b, u.Integer)
+	}
+}
+
+// DrawShapeInputStyle is the schema at /inputSchema/properties/style of tool "draw_shape":
+// exactly one of its fields is set, chosen by "fill".
 type DrawShapeInputStyle struct {
 	// Solid is set when "fill" is "solid".
 	Solid *DrawShapeInputStyleSolid
@@ -137,20 +180,22 @@ func (u *DrawShapeInputStyle) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("DrawShapeInputStyle: unknown fill %q", d.Value)
 }
 
-// DrawShapeInputStyleSolid is the schema at /inputSchema/properties/style/oneOf/0 of tool "draw_shape".
+// DrawShapeInputStyleSolid is the schema at /inputSchema/properties/style/oneOf/0 of tool
+// "draw_shape".
 type DrawShapeInputStyleSolid struct {
 	Fill string  `json:"fill"`
 	Rgb  *string `json:"rgb,omitempty"`
 }
 
-// DrawShapeInputStyleNone is the schema at /inputSchema/properties/style/oneOf/1 of tool "draw_shape".
+// DrawShapeInputStyleNone is the schema at /inputSchema/properties/style/oneOf/1 of tool
+// "draw_shape".
 type DrawShapeInputStyleNone struct {
 	Fill string `json:"fill"`
 }
 
-// DrawShapeCall is the handle of one draw_shape call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// DrawShapeCall is the handle of one draw_shape call: progress, logging, sampling, roots,
+// extra content, state, and the elicitations the tool declares. Asking for an elicitation the
+// tool does not declare is a compile error.
 type DrawShapeCall struct {
 	toolCall
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// connectAccountDefinition is tool connect_account as tools/list advertises it: as written in tool.json,
-// without mcpgen's _meta keys.
+// connectAccountDefinition is tool connect_account as tools/list advertises it: as written in
+// tool.json, without mcpgen's own keys.
 const connectAccountDefinition = "{\n  \"name\": \"connect_account\",\n  \"description\": \"Connect an account through OAuth\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"provider\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"provider\"\n    ]\n  }\n}"
 
 // ConnectAccountInput is the arguments of tool connect_account.
@@ -18,16 +18,16 @@ type ConnectAccountInput struct {
 	Provider string `json:"provider"`
 }
 
-// ConnectAccountCall is the handle of one connect_account call: progress, logging, sampling, roots, extra
-// content, state, and the elicitations the tool declares. Asking for an elicitation
-// the tool does not declare is a compile error.
+// ConnectAccountCall is the handle of one connect_account call: progress, logging, sampling,
+// roots, extra content, state, and the elicitations the tool declares. Asking for an
+// elicitation the tool does not declare is a compile error.
 type ConnectAccountCall struct {
 	toolCall
 }
 
-// ElicitLogin asks the user to open url (elicitation login, URL mode); an empty
-// message uses the declared one. nil means the user agreed to open it, not that the
-// flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
+// ElicitLogin asks the user to open url (elicitation login, URL mode); an empty message uses
+// the declared one. nil means the user agreed to open it, not that the flow finished;
+// runtime.ErrDeclined and runtime.ErrCancelled report the other answers.
 //
 // Sign in to the ticket tracker in the browser
 func (c ConnectAccountCall) ElicitLogin(ctx context.Context, message, url string) error {
