@@ -68,6 +68,13 @@
 //     name plus each entry);
 //   - _meta["mcpgen.dev/go-name"]: "Name" on a tool names its Go identifiers.
 //
+// A tool may require OAuth scopes of its callers:
+// _meta["mcpgen.dev/scopes"]: ["files:write"]. The generated code carries them
+// to the runtime as runtime.Tool.Scopes; a server with authorization switched
+// on (runtime.Options.Auth) refuses a call whose token lacks them with 403
+// insufficient_scope before the handler runs, and advertises them in its
+// Protected Resource Metadata.
+//
 // Every _meta key starting with "mcpgen.dev/" is removed from the definition
 // that tools/list advertises (and _meta itself when nothing else is left), and
 // so is every override above where it stands as a schema keyword (also from

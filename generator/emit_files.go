@@ -121,6 +121,13 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 					}
 				})
 			}
+			if len(t.def.scopes) > 0 {
+				g.Line().Id("Scopes").Op(":").Index().String().ValuesFunc(func(g *jen.Group) {
+					for _, sc := range t.def.scopes {
+						g.Lit(sc)
+					}
+				})
+			}
 			g.Line().Id("Handler").Op(":").Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("args").Qual(jsonPkg, "RawMessage")).
 				Params(jen.Op("*").Qual(runtimePkg, "ToolResult"), jen.Error()).Block(handlerBody...)
 			g.Line()
@@ -216,6 +223,9 @@ func (g *gen) emitHandler() *jen.File {
 	method("SetState saves a small value for the next round of this call (2026-07-28).", "SetState",
 		[]jen.Code{id("b").Index().Byte()}, nil,
 		call("SetState", id("b")))
+	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
+		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
+		jen.Return(call("Principal")))
 
 	f.Comment("// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.")
 	f.Func().Id("decodeArguments").Params(id("tool").String(), id("args").Qual(jsonPkg, "RawMessage"), id("dst").Any()).Error().Block(

@@ -33,6 +33,9 @@ type toolDef struct {
 	output      *jsontree.Node // outputSchema, or nil
 	elicitRefs  []*jsontree.Node
 	definition  []byte // the tool JSON as written, minus mcpgen's _meta keys
+
+	// scopes are the OAuth scopes a caller needs (scopes.go).
+	scopes []string
 }
 
 // elicitDef is one elicitation file.
@@ -286,9 +289,11 @@ func loadTool(at place, m *model, rep *reporter) {
 					continue
 				}
 				t.goName, t.goNameAt = v.Str, v
+			case metaScopes:
+				ok = loadScopes(at, v, t, rep) && ok
 			default:
 				if strings.HasPrefix(mem.Key, metaPrefix) {
-					rep.errorf(place{at.src, v}, "mcpgen knows "+metaElicitations+" and "+metaGoName, "unknown mcpgen key %q", mem.Key)
+					rep.errorf(place{at.src, v}, "mcpgen knows "+metaElicitations+", "+metaGoName+" and "+metaScopes, "unknown mcpgen key %q", mem.Key)
 					ok = false
 				}
 			}

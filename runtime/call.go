@@ -70,8 +70,17 @@ type Call struct {
 	extra []Content      // blocks added with AddContent
 	state []byte         // handler state carried across 2026-07-28 rounds
 
-	icpt   *interceptors    // the outgoing chain (interceptor_chain.go); nil without interceptors
-	parent *IncomingRequest // the request whose handler this is, for the chain
+	icpt      *interceptors    // the outgoing chain (interceptor_chain.go); nil without interceptors
+	parent    *IncomingRequest // the request whose handler this is, for the chain
+	principal *Principal       // who the request's token speaks for; nil unauthenticated
+}
+
+// Principal is who the request's access token speaks for (subject, scopes,
+// expiry), or nil when the server runs without Options.Auth or over stdio.
+// The token itself is never exposed: a handler that calls another service
+// must use credentials of its own.
+func (c *Call) Principal() *Principal {
+	return c.principal
 }
 
 // newCall returns the handle of one handler run talking through p, with the

@@ -33,12 +33,18 @@
 //   - The lifecycle of every server-to-client request (parent request, ID,
 //     route, outcome) is logged at debug level as "outbound request" records
 //     through [Options.Logger].
+//   - [Options.Auth] makes the HTTP endpoint an OAuth 2.1 resource server
+//     (auth.go): Protected Resource Metadata and bearer challenges
+//     (auth_http.go), the scopes of each [Tool] (auth_scopes.go), sessions
+//     bound to their principal (auth_session.go); a [TokenVerifier] turns a
+//     token into a [Principal]. stdio is not authenticated.
 //
 // # A request's way through the package
 //
 // Every request passes these files in this order, and never goes back:
 //
-//  1. Transport: http_handler.go (Origin, Host, the HTTP method), then
+//  1. Transport: http_handler.go (Origin, Host, with Options.Auth the bearer
+//     token of auth_http.go, the HTTP method), then
 //     http_post.go, which picks the era: a session ID or an initialize is
 //     legacy; modern _meta or a 2026-07-28 version header goes to
 //     modern_http.go and its header and _meta checks (modern_headers.go,

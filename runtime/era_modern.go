@@ -22,8 +22,9 @@ type modernExchange struct {
 	meta *requestMeta
 	out  responseStream
 
-	round  *mrtrPeer // the peer of the handler run openRound prepared
-	digest string    // argsDigest of its arguments, once computed
+	round     *mrtrPeer // the peer of the handler run openRound prepared
+	digest    string    // argsDigest of its arguments, once computed
+	principal string    // key of the request's principal: requestState is bound to it
 }
 
 func (x *modernExchange) kind() eraKind { return modernEra }
@@ -77,12 +78,13 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 		asked[k] = q.digest
 	}
 	token, err := x.s.sealer.seal(&requestState{
-		Method:  rq.method,
-		Name:    target,
-		Digest:  x.digest,
-		Answers: x.round.consumed(),
-		Asked:   asked,
-		Handler: call.State(),
+		Method:    rq.method,
+		Name:      target,
+		Digest:    x.digest,
+		Answers:   x.round.consumed(),
+		Asked:     asked,
+		Handler:   call.State(),
+		Principal: x.principal,
 	})
 	if err != nil {
 		return failure(NewError(CodeInternalError, "%v", err)), true
@@ -147,7 +149,7 @@ func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMet
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
-	x := &modernExchange{s: s, meta: meta, out: out}
+	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx)}
 	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
 	if context.Cause(ctx) == errShuttingDown {
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}

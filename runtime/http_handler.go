@@ -22,6 +22,10 @@ const headerLastEventID = "Last-Event-ID"
 // requests are handed to the stateless core; everything else is a legacy
 // session (2025-03-26 to 2025-11-25).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth != nil && r.URL.Path == s.auth.metadataPath {
+		s.serveResourceMetadata(w, r)
+		return
+	}
 	if !s.originAllowed(r) {
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: origin not allowed"})
 		return
@@ -29,6 +33,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.hostAllowed(r) {
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: host not allowed"})
 		return
+	}
+	if s.auth != nil {
+		var ok bool
+		if r, ok = s.authenticate(w, r); !ok {
+			return
+		}
 	}
 	r = s.withHTTPRequest(r)
 	switch r.Method {

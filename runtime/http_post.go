@@ -36,6 +36,9 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, id, bad[0])
 		return
 	}
+	if s.refuseMissingScopes(w, r, msgs) {
+		return
+	}
 	sessionID := r.Header.Get(headerSessionID)
 	if !batch && sessionID == "" && s.isModernHTTP(r, msgs[0]) {
 		s.serveModernHTTP(w, r, msgs[0])

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -31,6 +32,9 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if t == nil {
 		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", p.Name))
 	}
+	if e := s.scopeError(ctx, "tool "+strconv.Quote(t.Name), t.Scopes); e != nil {
+		return failure(e)
+	}
 	args, e := t.checkArguments(p.Arguments)
 	if e != nil {
 		return failure(e)
@@ -45,6 +49,7 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	}
 	call := newCall(peer, state)
 	call.intercept(s, rq)
+	call.principal = PrincipalFromContext(ctx)
 	res, err := s.runHandler(ctx, t, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
 		return o

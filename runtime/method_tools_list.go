@@ -12,7 +12,10 @@ import (
 // The cursor is the opaque, base64-encoded index of the page's first tool;
 // pages are encoded once. The list does not vary per client, so any cache
 // may share it.
-func (s *Server) listTools(_ context.Context, rq *request) outcome {
+func (s *Server) listTools(ctx context.Context, rq *request) outcome {
+	if p := PrincipalFromContext(ctx); p != nil && s.auth != nil && s.auth.cfg.FilterLists {
+		return s.filteredToolList(p, rq.params.Cursor)
+	}
 	page := 0
 	if c := rq.params.Cursor; c != nil {
 		b, err := base64.RawURLEncoding.DecodeString(*c)

@@ -27,9 +27,10 @@ var requestStateAAD = []byte("mcpgen/requestState/v1")
 
 // Sentinel causes of a rejected requestState, for tests and logs.
 var (
-	errStateInvalid  = errors.New("requestState is not valid (tampered with, or sealed with another StateKey)")
-	errStateExpired  = errors.New("requestState has expired; call the tool again without it")
-	errStateMismatch = errors.New("requestState belongs to another request")
+	errStateInvalid   = errors.New("requestState is not valid (tampered with, or sealed with another StateKey)")
+	errStateExpired   = errors.New("requestState has expired; call the tool again without it")
+	errStateMismatch  = errors.New("requestState belongs to another request")
+	errStatePrincipal = errors.New("requestState was issued to another principal")
 )
 
 // requestState is what travels, sealed, between the rounds of one 2026-07-28
@@ -44,6 +45,9 @@ type requestState struct {
 	Answers map[string]answer `json:"a,omitempty"` // input responses of earlier rounds, by key
 	Asked   map[string]string `json:"q,omitempty"` // questionDigest of each question left open, by key
 	Handler []byte            `json:"s,omitempty"` // the handler's SetState bytes
+	// Principal is the key of the principal whose request issued the state
+	// ("" without authorization); a retry of another principal is refused.
+	Principal string `json:"p,omitempty"`
 }
 
 // answer is an input response bound to the question it answers, so that a
@@ -121,8 +125,8 @@ func (s *stateSealer) seal(st *requestState) (string, error) {
 }
 
 // open checks token's integrity, expiry and binding to (method, name,
-// digest) and returns its contents.
-func (s *stateSealer) open(token, method, name, digest string) (*requestState, error) {
+// digest, principal) and returns its contents.
+func (s *stateSealer) open(token, method, name, digest, principal string) (*requestState, error) {
 	rest, ok := strings.CutPrefix(token, requestStatePrefix)
 	if !ok {
 		return nil, errStateInvalid
@@ -150,6 +154,8 @@ func (s *stateSealer) open(token, method, name, digest string) (*requestState, e
 		return nil, fmt.Errorf("%w: it was issued for %q, not %q", errStateMismatch, st.Name, name)
 	case st.Digest != digest:
 		return nil, fmt.Errorf("%w: the arguments differ from the round that issued it", errStateMismatch)
+	case st.Principal != principal:
+		return nil, errStatePrincipal
 	}
 	return &st, nil
 }

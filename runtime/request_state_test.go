@@ -31,7 +31,7 @@ func TestRequestStateSealOpen(t *testing.T) {
 
 	// Same arguments, other key order and spacing: same digest.
 	d2, _ := argsDigest(json.RawMessage(` { "a" : [true, "x"], "b" : 1 } `))
-	got, err := s.open(tok, "tools/call", "t", d2)
+	got, err := s.open(tok, "tools/call", "t", d2, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +42,11 @@ func TestRequestStateSealOpen(t *testing.T) {
 	// A replica with the same StateKey opens it; another key does not.
 	twin, _ := newStateSealer([]byte("shared secret"))
 	twin.now = s.now
-	if _, err := twin.open(tok, "tools/call", "t", digest); err != nil {
+	if _, err := twin.open(tok, "tools/call", "t", digest, ""); err != nil {
 		t.Errorf("same StateKey: %v", err)
 	}
 	other, _ := newStateSealer(nil)
-	if _, err := other.open(tok, "tools/call", "t", digest); !errors.Is(err, errStateInvalid) {
+	if _, err := other.open(tok, "tools/call", "t", digest, ""); !errors.Is(err, errStateInvalid) {
 		t.Errorf("random key: %v, want errStateInvalid", err)
 	}
 
@@ -59,13 +59,13 @@ func TestRequestStateSealOpen(t *testing.T) {
 		{"tools/call", "u", digest, errStateMismatch},
 		{"tools/call", "t", d3, errStateMismatch},
 	} {
-		if _, err := s.open(tok, tc.method, tc.name, tc.digest); !errors.Is(err, tc.want) {
+		if _, err := s.open(tok, tc.method, tc.name, tc.digest, ""); !errors.Is(err, tc.want) {
 			t.Errorf("open(%s, %s): %v, want %v", tc.method, tc.name, err, tc.want)
 		}
 	}
 
 	now = now.Add(defaultRequestStateTTL + time.Second)
-	if _, err := s.open(tok, "tools/call", "t", digest); !errors.Is(err, errStateExpired) {
+	if _, err := s.open(tok, "tools/call", "t", digest, ""); !errors.Is(err, errStateExpired) {
 		t.Errorf("after the TTL: %v, want errStateExpired", err)
 	}
 }
@@ -79,12 +79,12 @@ func TestRequestStateTamper(t *testing.T) {
 	for i := len(requestStatePrefix); i < len(tok); i++ {
 		b := []byte(tok)
 		b[i] ^= 0x01
-		if _, err := s.open(string(b), "tools/call", "t", "d"); err == nil {
+		if _, err := s.open(string(b), "tools/call", "t", "d", ""); err == nil {
 			t.Fatalf("flipping byte %d went unnoticed", i)
 		}
 	}
 	for _, bad := range []string{"", "v1.", "v2." + tok[3:], tok + "-TAMPERED", tok[:len(tok)-4]} {
-		if _, err := s.open(bad, "tools/call", "t", "d"); !errors.Is(err, errStateInvalid) {
+		if _, err := s.open(bad, "tools/call", "t", "d", ""); !errors.Is(err, errStateInvalid) {
 			t.Errorf("open(%q): %v, want errStateInvalid", bad, err)
 		}
 	}

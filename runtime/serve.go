@@ -28,6 +28,9 @@ const shutdownAnswerWait = 2 * time.Second
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s)
+	if p := s.ProtectedResourceMetadataPath(); p != "" {
+		mux.Handle(p, s)
+	}
 	// No ReadTimeout or WriteTimeout: both would cut long response streams.
 	// The body has its own deadline (readBody, BodyReadTimeout).
 	srv := &http.Server{Handler: mux,

@@ -143,6 +143,9 @@ type Options struct {
 	// request and observe runtime events, the first outermost (see
 	// Interceptor); nil means none, at no cost.
 	Interceptors []Interceptor
+	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
+	// (auth.go); nil serves without authorization, for loopback only.
+	Auth *Auth
 }
 
 // withDefaults fills in the zero fields.
@@ -223,6 +226,7 @@ type Server struct {
 
 	features featureRegistry // prompts, resources and resource templates
 	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
+	auth     *authState      // Options.Auth checked; nil without authorization
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
@@ -277,6 +281,12 @@ func NewServer(opts Options) *Server {
 		s.followChanges()
 	}
 	s.icpt = newInterceptors(s, opts.Interceptors)
+	if opts.Auth != nil {
+		// A misconfigured resource server must not start serving.
+		if s.auth, err = newAuthState(opts.Auth); err != nil {
+			panic(err)
+		}
+	}
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
@@ -309,6 +319,9 @@ func (s *Server) AddTool(t Tool) error {
 	hp, err := parseHeaderParams(def.InputSchema)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if err := checkToolScopes(t); err != nil {
+		return err
 	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {

@@ -82,6 +82,7 @@ var ErrTooManySessions = errors.New("mcpgen: too many sessions; try again later"
 // the client's data within MaxClientDataBytes.
 func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
 	st.ID = newSessionID()
+	st.Principal = principalKeyOf(ctx)
 	boundClientData(&st, s.opts.MaxClientDataBytes)
 	s.smu.Lock()
 	if max := s.opts.MaxSessions; max > 0 && len(s.sessions)+s.creating >= max {
@@ -109,9 +110,10 @@ func (s *Server) createSession(ctx context.Context, st SessionState) (*session, 
 	return sess, nil
 }
 
-// lookupSession finds a session by ID: in this process first, then in the
-// store (a session another replica created).
-func (s *Server) lookupSession(ctx context.Context, id string) (*session, error) {
+// findSession finds a session by ID: in this process first, then in the
+// store (a session another replica created). lookupSession (auth_session.go)
+// adds the check that the session is the caller's.
+func (s *Server) findSession(ctx context.Context, id string) (*session, error) {
 	s.smu.RLock()
 	sess := s.sessions[id]
 	s.smu.RUnlock()

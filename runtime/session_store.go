@@ -23,6 +23,9 @@ type SessionState struct {
 	// Subscriptions are the resource URIs the client subscribed to
 	// (resources/subscribe), in subscription order.
 	Subscriptions []string `json:"subscriptions,omitempty"`
+	// Principal is a digest of the issuer and subject of the token that
+	// created the session; only that principal may use it (auth_session.go).
+	Principal string `json:"principal,omitempty"`
 }
 
 // SessionStore keeps legacy sessions. The in-memory default serves one

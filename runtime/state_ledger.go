@@ -83,7 +83,7 @@ func (s *Server) singleUse(tool string) bool {
 // and, for a single-use tool, spends it in the StateLedger: a state that was
 // already used is refused, so a replayed answer does not run the tool again.
 func (s *Server) openState(ctx context.Context, method, target, token, digest string) (*requestState, error) {
-	st, err := s.sealer.open(token, method, target, digest)
+	st, err := s.sealer.open(token, method, target, digest, principalKeyOf(ctx))
 	if err != nil || !s.singleUse(target) {
 		return st, err
 	}

@@ -102,7 +102,7 @@ func TestRequestStateTTLOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sealer.now = func() time.Time { return now.Add(61 * time.Second) }
-	if _, err := s.sealer.open(tok, "tools/call", "t", "d"); !errors.Is(err, errStateExpired) {
+	if _, err := s.sealer.open(tok, "tools/call", "t", "d", ""); !errors.Is(err, errStateExpired) {
 		t.Fatalf("open after 61s with a 1m TTL: %v", err)
 	}
 }

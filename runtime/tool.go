@@ -24,6 +24,9 @@ type Tool struct {
 	Elicitations []*Elicitation
 	// Handler runs the call.
 	Handler ToolHandler
+	// Scopes are the OAuth scopes a caller's token must grant to call the tool
+	// (_meta["mcpgen.dev/scopes"]); checked only when Options.Auth is set.
+	Scopes []string
 }
 
 // ToolResult is the result of one tools/call.

@@ -40,7 +40,7 @@ go_module() { # go_module DIR: vet and test one module under -race
 
 part "gofmt" gofmt_clean
 part "go test (main module)" go_module "$root"
-for mod in interop bench redisstore otel; do
+for mod in interop bench redisstore otel oauth; do
 	[ -f "$mod/go.mod" ] && part "go test ($mod module)" go_module "$root/$mod"
 done
 part "fuzz targets (10s each)" bash scripts/fuzz.sh
@@ -48,6 +48,7 @@ part "soak: abandoned and abusive clients (about 30s)" go test -count=1 -run '^T
 part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
+part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "benchmark smoke run" bash bench/smoke.sh
 [ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh
 

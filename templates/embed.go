@@ -26,6 +26,9 @@ type Data struct {
 	// ImportPath is the import path of the project folder, the one holding
 	// main.go; the tools package is ImportPath + "/notes".
 	ImportPath string
+	// AuthIssuer, when set, makes main.go an OAuth 2.1 resource server that
+	// accepts tokens of this issuer (mcpgen init --auth ISSUER).
+	AuthIssuer string
 }
 
 // File is one file of the scaffold.

@@ -32,7 +32,7 @@ const (
 )
 
 func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var module string
+	var module, authIssuer string
 	cmd := &cobra.Command{
 		Use:   "init [dir]",
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
@@ -46,6 +46,10 @@ module's go.mod (a tool directive: go tool mcpgen). In a folder outside any
 module it also creates go.mod. It never overwrites: when a file it would
 write already exists, it lists them and changes nothing.
 
+With --auth ISSUER, main.go serves HTTP as an OAuth 2.1 resource server
+that accepts JWT access tokens of that authorization server (the module then
+also requires github.com/mcpgen/mcpgen/oauth); the README explains it.
+
 When mcpgen runs from a source checkout (the module is not published), the
 project's go.mod gets a replace directive pointing at that checkout, so the
 project builds offline.`,
@@ -55,13 +59,17 @@ project builds offline.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if err := scaffold(cmd.Context(), dir, module, stdout, stderr); err != nil {
+			if err := checkIssuer(authIssuer); err != nil {
+				return usageError{err}
+			}
+			if err := scaffoldWith(cmd.Context(), dir, module, authIssuer, stdout, stderr); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&authIssuer, "auth", "", "issuer `URL` of an OAuth 2.1 authorization server: the HTTP server then requires its access tokens")
 	cmd.Flags().StringVar(&module, "module", "", "module path for the new go.mod (default: the folder's name); only when dir is outside any module")
 	return cmd
 }
@@ -69,6 +77,12 @@ project builds offline.`,
 // scaffold writes the template project into dir and pins the generator in
 // the module's go.mod. It checks everything before writing anything.
 func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) error {
+	return scaffoldWith(ctx, dir, module, "", stdout, stderr)
+}
+
+// scaffoldWith is scaffold with authorization switched on when authIssuer
+// is set (init_auth.go).
+func scaffoldWith(ctx context.Context, dir, module, authIssuer string, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -107,7 +121,7 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 		}
 	}
 
-	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath})
+	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, AuthIssuer: authIssuer})
 	if err != nil {
 		return err
 	}
@@ -153,6 +167,11 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 	}
 	if err := pinGenerator(ctx, moduleRoot, stdout, stderr); err != nil {
 		return fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
+	}
+	if authIssuer != "" {
+		if err := pinOAuth(ctx, moduleRoot, stdout, stderr); err != nil {
+			return fmt.Errorf("the files are written, but requiring %s in go.mod failed: %w", oauthModule, err)
+		}
 	}
 	return nil
 }

@@ -98,6 +98,11 @@ func (c toolCall) SetState(b []byte) {
 	c.call.SetState(b)
 }
 
+// Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).
+func (c toolCall) Principal() *runtime.Principal {
+	return c.call.Principal()
+}
+
 // decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.
 func decodeArguments(tool string, args json.RawMessage, dst any) error {
 	if len(args) == 0 || string(args) == "null" {

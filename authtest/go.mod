@@ -1,0 +1,19 @@
+module github.com/mcpgen/mcpgen/authtest
+
+go 1.26.0
+
+replace (
+	github.com/mcpgen/mcpgen => ../
+	github.com/mcpgen/mcpgen/oauth => ../oauth
+)
+
+require (
+	github.com/mcpgen/mcpgen v0.0.0-00010101000000-000000000000
+	github.com/mcpgen/mcpgen/oauth v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
+)

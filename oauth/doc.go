@@ -1,0 +1,26 @@
+// Package oauth holds ready token verifiers for an mcpgen server that is an
+// OAuth 2.1 resource server (runtime.Options.Auth):
+//
+//   - JWTVerifier checks JWT access tokens locally: the signature against
+//     the issuer's JWKS (found through its RFC 8414 or OpenID Connect
+//     metadata and cached), the issuer, the expiry and that the audience is
+//     the server's canonical resource URI (RFC 8707);
+//   - IntrospectionVerifier asks the authorization server about opaque
+//     tokens (RFC 7662) and applies the same issuer, expiry and audience
+//     checks to its answer.
+//
+// Both return a runtime.Principal and wrap runtime.ErrInvalidToken when a
+// token is refused and runtime.ErrAuthUnavailable when the authorization
+// server cannot be reached. Neither keeps a token beyond the cache of
+// introspection answers (kept under its SHA-256, never in clear) or sends it
+// anywhere but to the introspection endpoint.
+//
+// JWT parsing and signatures are go-jose's (github.com/go-jose/go-jose/v4):
+// it has no dependencies, makes the algorithm allow-list mandatory and leaves
+// discovery and key caching to this package, which needs them to follow
+// MCP's rules (RFC 8414 paths as well as OpenID Connect, an issuer echo
+// check, a JWKS refetch only for an unknown key and at most once per
+// interval). go-oidc was the alternative; it discovers only OpenID Connect
+// metadata, refetches the JWKS on every failed signature and would bring
+// golang.org/x/oauth2.
+package oauth

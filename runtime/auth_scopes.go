@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Scopes are declared per tool in its file (_meta["mcpgen.dev/scopes"]) and
+// reach the runtime as Tool.Scopes. They are checked twice before a handler
+// runs: by the HTTP transport, which answers a request that lacks them with
+// 403 and an insufficient_scope challenge (the client can step up), and by
+// the method itself (a JSON-RPC error), so no path reaches a handler without
+// them.
+//
+// scopeRules maps a method to the scopes its target requires. Prompts and
+// resources, when the runtime serves them, declare Scopes the same way and
+// add their row here (prompts/get by name, resources/read by URI); the
+// transport check and the 403 challenge then cover them unchanged.
+var scopeRules = map[string]func(s *Server, p *requestParams) (target string, scopes []string){
+	"tools/call": func(s *Server, p *requestParams) (string, []string) {
+		if p.Name == nil {
+			return "", nil
+		}
+		s.mu.RLock()
+		t := s.byName[string(p.Name)]
+		s.mu.RUnlock()
+		if t == nil {
+			return "", nil
+		}
+		return "tool " + strconv.Quote(t.Name), t.Scopes
+	},
+}
+
+// checkToolScopes validates the scope tokens a tool declares.
+func checkToolScopes(t Tool) error {
+	for _, sc := range t.Scopes {
+		if !validScopeToken(sc) {
+			return fmt.Errorf("tool %q: scope %q is not a valid scope token (RFC 6749 section 3.3)", t.Name, sc)
+		}
+	}
+	return nil
+}
+
+// missing returns the scopes of need that p's scopes do not grant.
+func (a *authState) missing(p *Principal, need []string) []string {
+	var out []string
+	for _, n := range need {
+		if !a.grants(p, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// grants reports whether p holds scope, directly or through Implies.
+func (a *authState) grants(p *Principal, scope string) bool {
+	for _, g := range p.Scopes {
+		if g == scope || (a.cfg.Implies != nil && a.cfg.Implies(g, scope)) {
+			return true
+		}
+	}
+	return false
+}
+
+// scopesSupported is Auth.ScopesSupported, or the server-wide scopes plus
+// every scope a tool declares, in order of first appearance.
+func (s *Server) scopesSupported() []string {
+	if s.auth.cfg.ScopesSupported != nil {
+		return s.auth.cfg.ScopesSupported
+	}
+	out := slices.Clone(s.auth.cfg.Scopes)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.tools {
+		for _, sc := range t.Scopes {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
+
+// refuseMissingScopes is the transport's check of one POST's requests: the
+// first request whose target needs scopes the principal lacks makes the
+// whole POST a 403 with a challenge naming them. It reports whether it
+// refused.
+func (s *Server) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msgs []*message) bool {
+	if s.auth == nil {
+		return false
+	}
+	p := PrincipalFromContext(r.Context())
+	if p == nil {
+		return false
+	}
+	for _, m := range msgs {
+		rule := scopeRules[m.Method]
+		if rule == nil || !m.isRequest() {
+			continue
+		}
+		target, scopes := rule(s, m.params())
+		if need := s.auth.missing(p, scopes); len(need) > 0 {
+			s.refuseScope(w, m.ID, p, need, target+" requires scope "+strings.Join(need, " "))
+			return true
+		}
+	}
+	return false
+}
+
+// scopeError is the method-level check: the JSON-RPC error for a call whose
+// principal lacks the target's scopes, or nil (also when unauthenticated).
+func (s *Server) scopeError(ctx context.Context, target string, scopes []string) *Error {
+	p := PrincipalFromContext(ctx)
+	if s.auth == nil || p == nil {
+		return nil
+	}
+	if need := s.auth.missing(p, scopes); len(need) > 0 {
+		return NewError(CodeInvalidRequest, "insufficient_scope: %s requires scope %s", target, strings.Join(need, " "))
+	}
+	return nil
+}
+
+// filteredToolList answers tools/list with only the tools p may call, paged
+// like the full list (the cursor indexes the filtered list). The result
+// depends on the token, so it may be cached only privately.
+func (s *Server) filteredToolList(p *Principal, cursor *string) outcome {
+	start := 0
+	if cursor != nil {
+		b, err := base64.RawURLEncoding.DecodeString(*cursor)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n <= 0 || n%s.opts.PageSize != 0 {
+			return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
+		}
+		start = n
+	}
+	s.mu.RLock()
+	var allowed []json.RawMessage
+	for _, t := range s.tools {
+		if len(s.auth.missing(p, t.Scopes)) == 0 {
+			allowed = append(allowed, t.Definition)
+		}
+	}
+	s.mu.RUnlock()
+	if start > 0 && start >= len(allowed) {
+		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
+	}
+	end := min(start+s.opts.PageSize, len(allowed))
+	b := []byte(`{"tools":[`)
+	for i, d := range allowed[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	b = append(b, ']')
+	if end < len(allowed) {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
+		b = append(b, '"')
+	}
+	return outcome{result: json.RawMessage(append(b, '}')), cache: &privateListCache}
+}
+
+var privateListCache = cacheHint{ttlMs: listCacheTTL.Milliseconds(), scope: "private"}
