@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -406,12 +407,9 @@ func emitChoice(f *jen.File, d *choiceDecl) {
 	}
 	var kinds []string
 	for _, c := range d.fields {
-		if c.key == "" {
+		if !slices.Contains(kinds, c.kind) {
 			kinds = append(kinds, c.kind)
 		}
-	}
-	if len(keyed) > 0 {
-		kinds = append(kinds, "object")
 	}
 	firstByte := map[string][]jen.Code{
 		"string": {jen.LitRune('"')}, "boolean": {jen.LitRune('t'), jen.LitRune('f')},

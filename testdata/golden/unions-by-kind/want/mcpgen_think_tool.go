@@ -311,7 +311,7 @@ func (u *ThinkInputStage) UnmarshalJSON(b []byte) error {
 		}
 		return json.Unmarshal(b, &u.Object)
 	}
-	return fmt.Errorf("ThinkInputStage: a JSON value other than object, object: %.40s", v)
+	return fmt.Errorf("ThinkInputStage: a JSON value other than object: %.40s", v)
 }
 
 // ThinkVectorSearch is the schema at /inputSchema/$defs/vectorSearch of tool "think".
