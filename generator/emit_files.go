@@ -142,7 +142,7 @@ func (g *gen) emitHandler() *jen.File {
 		"This line fails to compile when the runtime is older than this generated code:",
 		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
 	))
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_1_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
 
 	f.Add(comment(
 		"Handler implements the tools of this package, one method per tool. Embed",
