@@ -94,6 +94,11 @@ func (m *modernCore) subscribe(ctx context.Context, req *modernRequest, stream m
 	if st, ok := stream.(interface{ canStream() bool }); ok && !st.canStream() {
 		return replyError(http.StatusNotAcceptable, NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"))
 	}
+	release, refused := m.admitListen()
+	if refused != nil {
+		return *refused
+	}
+	defer release()
 	honoured := subscriptionFilter{ToolsListChanged: filter.ToolsListChanged}
 	subID := req.msg.ID
 	tag := map[string]json.RawMessage{metaSubscriptionID: subID}

@@ -106,10 +106,11 @@ type Options struct {
 	// stored as its name, version and title only; larger capabilities as
 	// the ones the runtime acts on. 0 means 8 KiB.
 	MaxClientDataBytes int
-	// MaxGETStreams bounds the GET streams (standalone and resumed) open at
-	// once in this process; one more gets 429 with Retry-After. A session
-	// has at most one connection per stream anyway: a new GET takes its
-	// stream over from the previous one. 0 means 10,000, negative no bound.
+	// MaxGETStreams bounds the GET streams (standalone and resumed) and
+	// 2026-07-28 subscriptions/listen streams open at once in this process;
+	// one more gets 429 (with Retry-After on a GET). A session has at most
+	// one connection per stream anyway: a new GET takes its stream over
+	// from the previous one. 0 means 10,000, negative no bound.
 	MaxGETStreams int
 	// EventsPerSession and EventBytesPerSession bound the SSE events the
 	// default in-memory EventStore keeps per session for Last-Event-ID; the
