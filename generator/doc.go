@@ -67,6 +67,10 @@
 //     name plus each entry);
 //   - _meta["mcpgen.dev/go-name"]: "Name" on a tool names its Go identifiers.
 //
+// _meta["mcpgen.dev/singleUseState"]: true on a tool makes its 2026-07-28
+// requestState single-use (runtime.Tool.SingleUseState): one answer runs the
+// tool once, and the same retry sent again is refused.
+//
 // Every _meta key starting with "mcpgen.dev/" is removed from the definition
 // that tools/list advertises (and _meta itself when nothing else is left); the
 // rest of the tool is advertised byte for byte as written.

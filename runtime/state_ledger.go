@@ -10,7 +10,8 @@ import (
 )
 
 // StateLedger records which requestStates were used, for single-use mode
-// (Options.SingleUseState, Options.SingleUseTools): a state whose ID was
+// (Options.SingleUseState, Options.SingleUseTools, Tool.SingleUseState): a
+// state whose ID was
 // spent once is refused the next time, so one answer runs a tool once. The
 // in-memory default serves one process; replicas share one in Redis
 // (redisstore's Configure sets it).
@@ -74,9 +75,9 @@ func (l *MemoryStateLedger) Spend(_ context.Context, id string, until time.Time)
 // errStateSpent: a single-use requestState came back a second time.
 var errStateSpent = errors.New("requestState was already used, and this tool accepts each answer once; call the tool again without it")
 
-// singleUse reports whether tool's requestStates are single-use.
-func (s *Server) singleUse(tool string) bool {
-	return s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, tool)
+// singleUse reports whether t's requestStates are single-use.
+func (s *Server) singleUse(t *registeredTool) bool {
+	return t.SingleUseState || s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, t.Name)
 }
 
 // openState opens a tools/call requestState (integrity, expiry, binding)
@@ -84,7 +85,7 @@ func (s *Server) singleUse(tool string) bool {
 // already used is refused, so a replayed answer does not run the tool again.
 func (m *modernCore) openState(ctx context.Context, t *registeredTool, token, digest string) (*requestState, error) {
 	st, err := m.sealer.open(token, "tools/call", t.Name, digest)
-	if err != nil || !m.s.singleUse(t.Name) {
+	if err != nil || !m.s.singleUse(t) {
 		return st, err
 	}
 	if st.ID == "" {

@@ -25,6 +25,12 @@ type Tool struct {
 	Elicitations []*Elicitation
 	// Handler runs the call.
 	Handler ToolHandler
+	// SingleUseState makes this tool's 2026-07-28 requestState single-use,
+	// as Options.SingleUseState does for every tool: a retry runs the
+	// handler once, and the same requestState again is refused. Generated
+	// code sets it for a tool whose _meta has "mcpgen.dev/singleUseState":
+	// true.
+	SingleUseState bool
 }
 
 // ToolResult is the result of one tools/call.
