@@ -83,7 +83,9 @@ type Options struct {
 	// waits for the client to open a GET stream; 0 means 5s.
 	FallbackWait time.Duration
 	// RequestTimeout bounds each wait for a client's answer (elicitation,
-	// sampling, roots); 0 means only the caller's context bounds it.
+	// sampling, roots); 0 means 10 minutes, negative only the caller's
+	// context. Without a bound, a call whose client went away for good
+	// would wait, and keep its session from expiring, forever.
 	RequestTimeout time.Duration
 	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
 	// 0 means 1s.
@@ -169,6 +171,7 @@ func (o Options) withDefaults() Options {
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
+	def(&o.RequestTimeout, 10*time.Minute)
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}
