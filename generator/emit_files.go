@@ -128,6 +128,9 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 					}
 				})
 			}
+			if t.def.singleUse {
+				g.Line().Id("SingleUseState").Op(":").True()
+			}
 			g.Line().Id("Handler").Op(":").Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("args").Qual(jsonPkg, "RawMessage")).
 				Params(jen.Op("*").Qual(runtimePkg, "ToolResult"), jen.Error()).Block(handlerBody...)
 			g.Line()
