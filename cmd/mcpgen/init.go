@@ -33,6 +33,7 @@ const (
 
 func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var module string
+	var withOTel bool
 	cmd := &cobra.Command{
 		Use:   "init [dir]",
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
@@ -48,27 +49,33 @@ write already exists, it lists them and changes nothing.
 
 When mcpgen runs from a source checkout (the module is not published), the
 project's go.mod gets a replace directive pointing at that checkout, so the
-project builds offline.`,
+project builds offline.
+
+With --otel the server also gets telemetry.go and a -otel flag: OpenTelemetry
+traces and metrics, exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT
+is set. The project then requires github.com/mcpgen/mcpgen/otel and the
+OpenTelemetry SDK and OTLP/HTTP exporters.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if err := scaffold(cmd.Context(), dir, module, stdout, stderr); err != nil {
+			if err := scaffold(cmd.Context(), dir, module, withOTel, stdout, stderr); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&withOTel, "otel", false, "add OpenTelemetry traces and metrics behind the server's -otel flag (requires the mcpgen otel module)")
 	cmd.Flags().StringVar(&module, "module", "", "module path for the new go.mod (default: the folder's name); only when dir is outside any module")
 	return cmd
 }
 
 // scaffold writes the template project into dir and pins the generator in
 // the module's go.mod. It checks everything before writing anything.
-func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) error {
+func scaffold(ctx context.Context, dir, module string, withOTel bool, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -107,7 +114,7 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 		}
 	}
 
-	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath})
+	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, OTel: withOTel})
 	if err != nil {
 		return err
 	}
@@ -153,6 +160,11 @@ func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer)
 	}
 	if err := pinGenerator(ctx, moduleRoot, stdout, stderr); err != nil {
 		return fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
+	}
+	if withOTel {
+		if err := requireOTel(ctx, moduleRoot, importPath, stdout, stderr); err != nil {
+			return fmt.Errorf("the files are written, but adding the otel module to go.mod failed: %w", err)
+		}
 	}
 	return nil
 }
