@@ -270,6 +270,12 @@ func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
 		}
 		ctx, span := t.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attrs...), trace.WithAttributes(keyInputKey.String(req.Key)), trace.WithTimestamp(start))
+		if p := req.Parent; p == nil || !p.Stateless() {
+			// The client's own handling of the question continues this span.
+			meta := propagation.MapCarrier{}
+			t.prop.Inject(ctx, meta)
+			req.Meta = meta
+		}
 		res, err := next(ctx, req)
 		out := runtime.AnswerOutcomeOf(req.Method, res, err)
 		attrs = append(attrs, keyOutcome.String(string(out)))

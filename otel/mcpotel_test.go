@@ -134,6 +134,7 @@ func (p *stdioPeer) send(line string) {
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *runtime.Error  `json:"error"`
 }
@@ -186,6 +187,12 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	p.send(`{"jsonrpc":"2.0","id":"call-2","method":"tools/call","params":{"name":"twice","arguments":{},"_meta":{"traceparent":"` + traceparent + `","tracestate":"rojo=00f067aa0ba902b7"}}}`)
 	el := p.recv()
+	var asked struct {
+		Meta map[string]string `json:"_meta"`
+	}
+	if err := json.Unmarshal(el.Params, &asked); err != nil {
+		t.Fatal(err)
+	}
 	const userTime = 30 * time.Millisecond
 	time.Sleep(userTime) // the user thinking: the span must show at least this much
 	p.send(`{"jsonrpc":"2.0","id":` + string(el.ID) + `,"result":{"action":"accept","content":{"ok":true}}}`)
@@ -245,6 +252,9 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 			t.Errorf("elicitation %s status %v", want.key, s.Status())
 		}
 	}
+	if want := "00-" + clientTrace + "-" + asks[0].SpanContext().SpanID().String() + "-01"; asked.Meta["traceparent"] != want {
+		t.Errorf("the elicitation's params._meta.traceparent = %q, want %q (its span)", asked.Meta["traceparent"], want)
+	}
 	if d := asks[0].EndTime().Sub(asks[0].StartTime()); d < userTime {
 		t.Errorf("the first elicitation's span lasted %v, less than the user's %v", d, userTime)
 	}
@@ -280,7 +290,9 @@ func post(t *testing.T, url string, id int, method string, params map[string]any
 		meta = map[string]any{}
 	}
 	meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
-	meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	if meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	}
 	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
@@ -451,4 +463,59 @@ func key(set attribute.Set) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// TestModernRoundsInOneTrace: in 2026-07-28 a question ends its round, so
+// each round is a server span of its own; a client that continues its trace
+// in _meta gets both rounds in that trace, the first marked input_required
+// (not an error) with its question's span ended as input_required, the
+// second with the answer. The question sent to the client carries no
+// trace context: its params are bound to the round's requestState.
+func TestModernRoundsInOneTrace(t *testing.T) {
+	r := newRig(t, runtime.Options{}, twice())
+	ts := httptest.NewServer(r.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	meta := func() map[string]any {
+		return map[string]any{"traceparent": traceparent,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}}}
+	}
+	m := post(t, ts.URL, 1, "tools/call", map[string]any{"name": "twice", "_meta": meta()}, nil)
+	var round struct {
+		ResultType    string                    `json:"resultType"`
+		RequestState  string                    `json:"requestState"`
+		InputRequests map[string]map[string]any `json:"inputRequests"`
+	}
+	if err := json.Unmarshal(m.Result, &round); err != nil || round.ResultType != "input_required" {
+		t.Fatalf("round 1: %s %v", m.Result, err)
+	}
+	if q := round.InputRequests["confirm"]; q == nil || q["params"].(map[string]any)["_meta"] != nil {
+		t.Errorf("round 1 question: %v", round.InputRequests)
+	}
+	post(t, ts.URL, 2, "tools/call", map[string]any{"name": "twice", "_meta": meta(), "requestState": round.RequestState,
+		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}}, nil)
+
+	var servers, asks []sdktrace.ReadOnlySpan
+	for _, s := range r.spans.Ended() {
+		if s.SpanKind() == trace.SpanKindServer {
+			servers = append(servers, s)
+		} else {
+			asks = append(asks, s)
+		}
+	}
+	if len(servers) != 2 || len(asks) != 3 {
+		t.Fatalf("spans: %v", names(r.spans.Ended()))
+	}
+	for i, s := range servers {
+		if s.SpanContext().TraceID().String() != clientTrace || s.Status().Code != codes.Unset {
+			t.Errorf("round %d: trace %s status %v", i+1, s.SpanContext().TraceID(), s.Status())
+		}
+		wantAttrs(t, fmt.Sprintf("round %d", i+1), s.Attributes(), map[string]string{
+			"mcpgen.result_type": "input_required", "mcp.session.id": "", "error.type": "", "mcp.protocol.version": "2026-07-28"})
+	}
+	for i, want := range []string{"input_required", "answered", "input_required"} {
+		if got := attrs(asks[i].Attributes())["mcpgen.answer.outcome"]; got != want || asks[i].Status().Code != codes.Unset {
+			t.Errorf("question span %d: outcome %q status %v, want %q", i, got, asks[i].Status(), want)
+		}
+	}
 }

@@ -105,6 +105,12 @@ type OutgoingRequest struct {
 	Params any
 	// Parent is the client request whose handler asks.
 	Parent *IncomingRequest
+	// Meta are members an interceptor adds to the request's params._meta,
+	// such as the trace context ("traceparent", "tracestate"). Only a
+	// legacy session's live request carries them: a 2026-07-28 question
+	// must be asked identically in every round (its requestState binds the
+	// answer to a digest of its params), so it carries none.
+	Meta map[string]string
 
 	peer peer
 }

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -25,7 +27,11 @@ func newInterceptors(s *Server, list []Interceptor) *interceptors {
 		return responseOf(s.serveMethod(ctx, req.rq))
 	})
 	out := OutgoingFunc(func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
-		return req.peer.request(ctx, req.Key, req.Method, req.Params)
+		params := req.Params
+		if _, live := req.peer.(*legacyPeer); live && len(req.Meta) > 0 {
+			params = paramsWithMeta{params, req.Meta}
+		}
+		return req.peer.request(ctx, req.Key, req.Method, params)
 	})
 	var hasOut bool
 	for i := len(list) - 1; i >= 0; i-- { // the first is the outermost
@@ -188,4 +194,32 @@ func transportOf(ctx context.Context) string {
 		return "http"
 	}
 	return "stdio"
+}
+
+// paramsWithMeta encodes params (an object) with meta as its _meta member.
+type paramsWithMeta struct {
+	params any
+	meta   map[string]string
+}
+
+func (p paramsWithMeta) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.params)
+	if err != nil {
+		return nil, err
+	}
+	m, err := json.Marshal(p.meta)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return nil, errors.New("params of a request to the client must be an object")
+	}
+	out := append([]byte(nil), b[:len(b)-1]...)
+	if len(bytes.TrimSpace(b[1:len(b)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"_meta":`...)
+	out = append(out, m...)
+	return append(out, '}'), nil
 }

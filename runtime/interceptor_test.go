@@ -259,3 +259,41 @@ func TestInterceptorEvents(t *testing.T) {
 		t.Errorf("stdio session events: %q", got)
 	}
 }
+
+// TestInterceptorOutgoingMeta: members an Outgoing interceptor puts in Meta
+// reach a legacy client in params._meta, and the params stay as they were.
+func TestInterceptorOutgoingMeta(t *testing.T) {
+	noLeaks(t)
+	tag := Interceptor{Outgoing: func(next OutgoingFunc) OutgoingFunc {
+		return func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
+			req.Meta = map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+			return next(ctx, req)
+		}
+	}}
+	s := NewServer(Options{Interceptors: []Interceptor{tag}})
+	if err := s.AddTool(confirmTool()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p := startStdio(t, s)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(callBody(2, "confirm", `{}`))
+	el := p.recv()
+	var params struct {
+		Mode string            `json:"mode"`
+		Meta map[string]string `json:"_meta"`
+	}
+	if err := json.Unmarshal(el.Params, &params); err != nil || params.Mode != "form" ||
+		params.Meta["traceparent"] != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Fatalf("elicitation params %s (%v)", el.Params, err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + string(el.ID) + `,"result":{"action":"accept","content":{"confirm":true}}}`)
+	if got := resultText(t, p.recv()); got != "confirm=true note=none" {
+		t.Fatalf("result %q", got)
+	}
+	if b, err := json.Marshal(paramsWithMeta{struct{}{}, map[string]string{"a": "b"}}); err != nil || string(b) != `{"_meta":{"a":"b"}}` {
+		t.Errorf("empty params with meta: %s %v", b, err)
+	}
+}
