@@ -64,11 +64,24 @@ type IncomingRequest struct {
 	HTTP *http.Request
 
 	rq *request
+	s  *Server
 }
 
 // Stateless reports whether the request belongs to 2026-07-28 (no session;
 // questions to the client are input_required rounds).
 func (r *IncomingRequest) Stateless() bool { return r.rq != nil && r.rq.era.kind() == modernEra }
+
+// ToolRegistered reports whether Name is a tool the server has. Name comes
+// from the client, so telemetry that groups by tool keeps its cardinality
+// bounded by grouping only registered names.
+func (r *IncomingRequest) ToolRegistered() bool {
+	if r.s == nil || r.Name == "" {
+		return false
+	}
+	r.s.mu.RLock()
+	defer r.s.mu.RUnlock()
+	return r.s.byName[r.Name] != nil
+}
 
 // Response is the outcome of an incoming request as interceptors see it.
 // To refuse a request, return Refuse(err) instead of calling next.

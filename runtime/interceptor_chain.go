@@ -68,7 +68,7 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 
 // intercepted serves rq through the incoming chain.
 func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
-	req := &IncomingRequest{ID: rq.id, Method: rq.method, Params: rq.params.raw, Meta: rq.params.Meta, rq: rq, Transport: "stdio"}
+	req := &IncomingRequest{ID: rq.id, Method: rq.method, Params: rq.params.raw, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio"}
 	if rq.params.Name != nil {
 		req.Name = string(rq.params.Name)
 	}
