@@ -138,7 +138,7 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 // client went away) and the HTTP status it travels with.
 func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
 	x := &modernExchange{s: s, meta: meta, out: out}
-	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
+	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
 	if o.none {
 		return nil, 0
 	}

@@ -24,7 +24,7 @@ func newInterceptors(s *Server, list []Interceptor) *interceptors {
 	}
 	ic := &interceptors{}
 	in := IncomingFunc(func(ctx context.Context, req *IncomingRequest) *Response {
-		return responseOf(s.serveMethod(ctx, req.rq))
+		return responseOf(s.serveMethod(context.WithValue(ctx, incomingKey{}, req), req.rq))
 	})
 	out := OutgoingFunc(func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
 		params := req.Params
@@ -68,7 +68,10 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 
 // intercepted serves rq through the incoming chain.
 func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
-	req := &IncomingRequest{ID: rq.id, Method: rq.method, Params: rq.params.raw, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio"}
+	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio"}
+	if rq.msg != nil {
+		req.Params = rq.msg.Params
+	}
 	if rq.params.Name != nil {
 		req.Name = string(rq.params.Name)
 	}
@@ -89,7 +92,6 @@ func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
 			req.ProtocolVersion = *rq.params.ProtocolVersion
 		}
 	}
-	rq.info = req
 	return s.icpt.incoming(ctx, req).outcome()
 }
 
@@ -118,17 +120,29 @@ func (r *Response) outcome() outcome {
 	return failure(NewError(CodeInternalError, "internal error: an interceptor returned a response without an error or the method's result"))
 }
 
-// request sends a server-to-client request through the outgoing chain.
-func (c *Call) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
-	if c.icpt == nil || c.icpt.outgoing == nil {
-		return c.peer.request(ctx, key, method, params)
-	}
-	return c.icpt.outgoing(ctx, &OutgoingRequest{Method: method, Key: key, Params: params, Parent: c.parent, peer: c.peer})
+// interceptedPeer is a Call's peer whose requests to the client pass the
+// outgoing chain; everything else is the era's peer.
+type interceptedPeer struct {
+	peer
+	outgoing OutgoingFunc
+	parent   *IncomingRequest
 }
 
-// intercept makes c's requests to the client pass the outgoing chain.
-func (c *Call) intercept(s *Server, rq *request) {
-	c.icpt, c.parent = s.icpt, rq.info
+func (p *interceptedPeer) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	return p.outgoing(ctx, &OutgoingRequest{Method: method, Key: key, Params: params, Parent: p.parent, peer: p.peer})
+}
+
+// incomingKey is the context key of the IncomingRequest a method serves,
+// set only when interceptors are configured.
+type incomingKey struct{}
+
+// intercept makes c's requests to the client pass the outgoing chain; ctx
+// is the method's.
+func (c *Call) intercept(s *Server, ctx context.Context) {
+	if s.icpt != nil && s.icpt.outgoing != nil {
+		parent, _ := ctx.Value(incomingKey{}).(*IncomingRequest)
+		c.peer = &interceptedPeer{peer: c.peer, outgoing: s.icpt.outgoing, parent: parent}
+	}
 }
 
 // observing reports whether any interceptor observes events.
@@ -176,16 +190,12 @@ func (s *Server) streamEvent(ctx context.Context, kind EventKind, stream string,
 	s.emit(context.WithoutCancel(ctx), e)
 }
 
-// backpressureHook returns what a stream's buffer calls after a sender
-// waited for room, or nil.
-func (s *Server) backpressureHook(sess *session) func(context.Context, time.Duration) {
-	if !s.observing() {
-		return nil
-	}
-	return func(ctx context.Context, d time.Duration) {
-		s.emit(ctx, Event{Kind: BackpressureWaited, SessionID: sess.id, ProtocolVersion: sess.version(),
-			Transport: sessionTransport(sess), Duration: d})
-	}
+// pushObserved queues data on st like st.q.push and reports a wait for room.
+func (s *Server) pushObserved(ctx context.Context, st *stream, f frame) error {
+	return st.q.pushObserved(ctx, f, func(d time.Duration) {
+		s.emit(ctx, Event{Kind: BackpressureWaited, SessionID: st.sess.id, ProtocolVersion: st.sess.version(),
+			Transport: sessionTransport(st.sess), Duration: d})
+	})
 }
 
 // transportOf names the transport of a request's context.

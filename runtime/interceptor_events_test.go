@@ -71,17 +71,18 @@ func TestInterceptorStreamEvents(t *testing.T) {
 func TestBackpressureWaitReportsWaits(t *testing.T) {
 	var mu sync.Mutex
 	var waits []time.Duration
-	b := newBackpressureWait(1).observed(func(_ context.Context, d time.Duration) {
+	b := newBackpressureWait(1)
+	onWait := func(d time.Duration) {
 		mu.Lock()
 		waits = append(waits, d)
 		mu.Unlock()
-	})
+	}
 	ctx := context.Background()
-	if err := b.push(ctx, frame{data: []byte("1")}); err != nil {
+	if err := b.pushObserved(ctx, frame{data: []byte("1")}, onWait); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- b.push(ctx, frame{data: []byte("2")}) }()
+	go func() { done <- b.pushObserved(ctx, frame{data: []byte("2")}, onWait) }()
 	for deadline := time.Now().Add(5 * time.Second); ; goruntime.Gosched() {
 		b.mu.Lock()
 		waiting := b.room != nil
