@@ -259,6 +259,37 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 		t.Errorf("the first elicitation's span lasted %v, less than the user's %v", d, userTime)
 	}
 
+	// The elicitations' outcomes and the users' waiting times as metrics.
+	var rm metricdata.ResourceMetrics
+	if err := r.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]int64{}
+	var waited float64
+	var waits uint64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch m.Name {
+			case "mcpgen.server.client_requests":
+				for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					v, _ := p.Attributes.Value(keyOutcome)
+					outcomes[v.Emit()] += p.Value
+				}
+			case "mcp.client.operation.duration":
+				for _, p := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+					waited += p.Sum
+					waits += p.Count
+				}
+			}
+		}
+	}
+	if outcomes["answered"] != 1 || outcomes["declined"] != 1 || len(outcomes) != 2 {
+		t.Errorf("client_requests by outcome: %v", outcomes)
+	}
+	if waits != 2 || waited < userTime.Seconds() {
+		t.Errorf("mcp.client.operation.duration: %d waits, %.3fs in all; want 2, at least %v", waits, waited, userTime)
+	}
+
 	b := byName["tools/call broken"]
 	if len(b) != 1 || b[0].Status().Code != codes.Error || b[0].Status().Description != "the store is down" {
 		t.Fatalf("broken: %v", b)

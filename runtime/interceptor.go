@@ -49,12 +49,12 @@ type IncomingRequest struct {
 	// ("traceparent", "tracestate", "baggage").
 	Meta map[string]json.RawMessage
 	// ProtocolVersion is the session's negotiated version (2025-03-26 to
-	// 2025-11-25; an initialize's requested version until it is answered)
+	// 2025-11-25; for an initialize, the version the client requested)
 	// or the 2026-07-28 request's own.
 	ProtocolVersion string
 	// SessionID is the legacy session ("" in 2026-07-28, which has none, and
-	// for an initialize over HTTP until it is answered: then it is the new
-	// session's). A stdio connection's session is named "stdio-...".
+	// for an initialize over HTTP, whose session starts after its method
+	// ran). A stdio connection's session is named "stdio-...".
 	SessionID string
 	// Transport is "http" or "stdio".
 	Transport string
