@@ -36,6 +36,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 	answers := map[string]answer{}
 	var handlerState []byte
 	var asked map[string]string
+	var earlier *requestState
 	if p.RequestState != nil {
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
@@ -45,7 +46,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}
 		maps.Copy(answers, st.Answers)
-		handlerState, asked = st.Handler, st.Asked
+		handlerState, asked, earlier = st.Handler, st.Asked, st
 		if asked == nil {
 			asked = map[string]string{} // answers count only for questions of the last round
 		}
@@ -54,6 +55,7 @@ func (x *modernExchange) openRound(rq *request, target string, args json.RawMess
 		return nil, nil, e
 	}
 	x.round = newMRTRPeer(x.meta, x.out, answers, p.ProgressToken)
+	x.round.wait = newRoundWait(earlier, answers, x.s.sealer.now)
 	return x.round, handlerState, nil
 }
 
@@ -82,6 +84,7 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 		Digest:  x.digest,
 		Answers: x.round.consumed(),
 		Asked:   asked,
+		AskedAt: x.s.sealer.now().UnixMilli(),
 		Handler: call.State(),
 	})
 	if err != nil {

@@ -124,6 +124,11 @@ type OutgoingRequest struct {
 	// must be asked identically in every round (its requestState binds the
 	// answer to a digest of its params), so it carries none.
 	Meta map[string]string
+	// Waited is set, once the request returns, for a 2026-07-28 answer that
+	// the retry brought: how long the user took, from the end of the round
+	// that asked (its time travels sealed in requestState) to this retry.
+	// It is 0 in legacy sessions, where the request itself lasts that long.
+	Waited time.Duration
 
 	peer peer
 }

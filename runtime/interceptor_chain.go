@@ -31,7 +31,11 @@ func newInterceptors(s *Server, list []Interceptor) *interceptors {
 		if _, live := req.peer.(*legacyPeer); live && len(req.Meta) > 0 {
 			params = paramsWithMeta{params, req.Meta}
 		}
-		return req.peer.request(ctx, req.Key, req.Method, params)
+		res, err := req.peer.request(ctx, req.Key, req.Method, params)
+		if mp, ok := req.peer.(*mrtrPeer); ok && err == nil {
+			req.Waited = mp.waited(req.Key)
+		}
+		return res, err
 	})
 	var hasOut bool
 	for i := len(list) - 1; i >= 0; i-- { // the first is the outermost

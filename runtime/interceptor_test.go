@@ -142,7 +142,11 @@ func outgoingLog(log *eventLog) Interceptor {
 	return Interceptor{Outgoing: func(next OutgoingFunc) OutgoingFunc {
 		return func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
 			res, err := next(ctx, req)
-			log.add("%s %s %s parent=%s", req.Method, req.Key, AnswerOutcomeOf(req.Method, res, err), req.Parent.Name)
+			w := ""
+			if req.Waited > 0 {
+				w = " waited=" + req.Waited.String()
+			}
+			log.add("%s %s %s parent=%s%s", req.Method, req.Key, AnswerOutcomeOf(req.Method, res, err), req.Parent.Name, w)
 			return res, err
 		}
 	}}
@@ -192,11 +196,16 @@ func TestInterceptorOutgoingLegacyStdio(t *testing.T) {
 
 // TestInterceptorOutgoingModern: in 2026-07-28 an unanswered question is
 // reported input_required when its round ends; the retry carrying the
-// answer reports the answer.
+// answer reports the answer and how long the user took since that round
+// (an answer of an earlier round, replayed, took nothing).
 func TestInterceptorOutgoingModern(t *testing.T) {
 	leakCheck(t)
 	var log eventLog
 	s := NewServer(Options{Interceptors: []Interceptor{outgoingLog(&log)}})
+	var clock sync.Mutex
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	s.sealer.now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	think := func(d time.Duration) { clock.Lock(); now = now.Add(d); clock.Unlock() }
 	if err := s.AddTool(twiceTool()); err != nil {
 		t.Fatal(err)
 	}
@@ -206,20 +215,22 @@ func TestInterceptorOutgoingModern(t *testing.T) {
 	if got := log.take(); !slices.Equal(got, []string{"elicitation/create confirm input_required parent=twice"}) {
 		t.Errorf("round 1: %q", got)
 	}
+	think(90 * time.Second)
 	_, state = inputRequired(t, c.call("tools/call", map[string]any{"name": "twice", "requestState": state,
 		"inputResponses": map[string]any{"confirm": accept(map[string]any{"confirm": true})}}))
 	if got := log.take(); !slices.Equal(got, []string{
-		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 input_required parent=twice",
+		"elicitation/create confirm answered parent=twice waited=1m30s", "elicitation/create confirm_2 input_required parent=twice",
 	}) {
 		t.Errorf("round 2: %q", got)
 	}
+	think(5 * time.Second)
 	r := c.call("tools/call", map[string]any{"name": "twice", "requestState": state,
 		"inputResponses": map[string]any{"confirm_2": map[string]any{"action": "decline"}}})
 	if res := r.result(t); res["isError"] != true {
 		t.Errorf("round 3: %v", res)
 	}
 	if got := log.take(); !slices.Equal(got, []string{
-		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 declined parent=twice",
+		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 declined parent=twice waited=5s",
 	}) {
 		t.Errorf("round 3: %q", got)
 	}
