@@ -358,15 +358,28 @@ func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
 		if p := req.Parent; p != nil && p.Method == "tools/call" && p.Name != "" {
 			attrs = append(attrs, keyToolName.String(p.Name))
 		}
-		ctx, span := t.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attrs...), trace.WithAttributes(keyInputKey.String(req.Key)), trace.WithTimestamp(start))
-		if p := req.Parent; p == nil || !p.Stateless() {
-			// The client's own handling of the question continues this span.
+		kind := trace.WithSpanKind(trace.SpanKindClient)
+		key := trace.WithAttributes(keyInputKey.String(req.Key))
+		stateless := req.Parent != nil && req.Parent.Stateless()
+		var span trace.Span
+		if !stateless {
+			// A live request: the span covers the wait for the answer, and the
+			// client's own handling of the question continues it.
+			ctx, span = t.tracer.Start(ctx, req.Method, kind, trace.WithAttributes(attrs...), key)
 			meta := propagation.MapCarrier{}
 			t.prop.Inject(ctx, meta)
 			req.Meta = meta
 		}
 		res, err := next(ctx, req)
+		end := time.Now()
+		if stateless {
+			// 2026-07-28: the answer came with this retry; the user's time
+			// began when the round that asked ended.
+			if req.Waited > 0 {
+				start = end.Add(-req.Waited)
+			}
+			_, span = t.tracer.Start(ctx, req.Method, kind, trace.WithAttributes(attrs...), key, trace.WithTimestamp(start))
+		}
 		out := runtime.AnswerOutcomeOf(req.Method, res, err)
 		attrs = append(attrs, keyOutcome.String(string(out)))
 		switch out {
@@ -379,8 +392,8 @@ func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
 			span.SetStatus(codes.Error, msg)
 		}
 		span.SetAttributes(attrs...)
-		span.End()
-		t.clientDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+		span.End(trace.WithTimestamp(end))
+		t.clientDuration.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributes(attrs...))
 		t.clientRequests.Add(ctx, 1, metric.WithAttributes(keyMethod.String(req.Method), keyOutcome.String(string(out))))
 		return res, err
 	}

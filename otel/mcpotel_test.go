@@ -529,6 +529,8 @@ func TestModernRoundsInOneTrace(t *testing.T) {
 	if q := round.InputRequests["confirm"]; q == nil || q["params"].(map[string]any)["_meta"] != nil {
 		t.Errorf("round 1 question: %v", round.InputRequests)
 	}
+	const userTime = 30 * time.Millisecond
+	time.Sleep(userTime) // the user thinking between the rounds
 	post(t, ts.URL, 2, "tools/call", map[string]any{"name": "twice", "_meta": meta(), "requestState": round.RequestState,
 		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}}, nil)
 
@@ -554,5 +556,13 @@ func TestModernRoundsInOneTrace(t *testing.T) {
 		if got := attrs(asks[i].Attributes())["mcpgen.answer.outcome"]; got != want || asks[i].Status().Code != codes.Unset {
 			t.Errorf("question span %d: outcome %q status %v, want %q", i, got, asks[i].Status(), want)
 		}
+	}
+	// The answer's span, in the retry, starts when the asking round ended:
+	// the user's time is visible in the trace.
+	if d := asks[1].EndTime().Sub(asks[1].StartTime()); d < userTime {
+		t.Errorf("the answered question's span lasted %v, less than the user's %v", d, userTime)
+	}
+	if asks[1].Parent().SpanID() != servers[1].SpanContext().SpanID() {
+		t.Errorf("the answered question's span is not a child of the retry's span")
 	}
 }

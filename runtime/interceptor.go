@@ -176,8 +176,8 @@ const (
 
 // AnswerOutcomeOf classifies the return of an OutgoingFunc. In 2026-07-28 a
 // question first reports AnswerInputRequired (the round ends with it); the
-// retry that carries the answer reports that answer, at once, since the
-// user's time passed between the two rounds, on the client.
+// retry that carries the answer reports that answer at once, with the time
+// the user took in OutgoingRequest.Waited.
 func AnswerOutcomeOf(method string, result json.RawMessage, err error) AnswerOutcome {
 	switch {
 	case err == nil:
