@@ -32,9 +32,12 @@
 //     mcp.method.name and mcpgen.answer.outcome (answered, declined,
 //     cancelled, expired, input_required, failed) and
 //     mcpgen.input_request.key. In 2026-07-28 a question ends its round:
-//     its span ends at once with outcome input_required, and the retry
-//     that carries the answer has a span with that answer; the user's time
-//     passes between the two rounds, on the client.
+//     its span ends at once with outcome input_required; the span of the
+//     answer, in the retry that brings it, starts when the asking round
+//     ended (runtime.OutgoingRequest.Waited, from the sealed
+//     requestState), so it too lasts as long as the user took. A client
+//     that continues its trace in _meta across rounds gets every round
+//     and question in one trace.
 //   - Status and errors: a JSON-RPC error sets rpc.response.status_code to
 //     its code. The codes the conventions count as the caller's mistake
 //     (-32700, -32600, -32601, -32602, -32002) leave the status unset; any
@@ -64,8 +67,7 @@
 //   - mcp.client.operation.duration: per server-to-client request (the
 //     server is the client here), with mcp.method.name, gen_ai.tool.name of
 //     the asking tool, mcpgen.answer.outcome and error.type. For
-//     elicitation/create in a legacy session this is the user's waiting
-//     time.
+//     elicitation/create this is the user's waiting time, in both eras.
 //   - mcp.server.session.duration: per legacy session that ended, with
 //     mcp.protocol.version and network.transport.
 //

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
@@ -69,6 +70,8 @@ type telemetry struct {
 	activeSessions  metric.Int64UpDownCounter
 	activeStreams   metric.Int64UpDownCounter
 	clientRequests  metric.Int64Counter
+
+	sets setCache // metric attribute sets by group
 }
 
 // New returns the interceptor that traces and measures a server: put it
@@ -119,24 +122,110 @@ func (t *telemetry) incoming(next runtime.IncomingFunc) runtime.IncomingFunc {
 	return func(ctx context.Context, req *runtime.IncomingRequest) *runtime.Response {
 		start := time.Now()
 		parent, links := t.parentOf(ctx, req)
-		common := commonAttrs(req)
-		spanAttrs := append(spanOnlyAttrs(req), common...)
-		name := req.Method
-		if req.Method == "tools/call" && req.Name != "" {
-			name += " " + req.Name
+		k := groupOf(req)
+		active := t.sets.get(setKey{method: k.method, tool: k.tool, active: true}, k.activeAttrs)
+		opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(spanAttrs(req)...)}
+		if len(links) > 0 {
+			opts = append(opts, trace.WithLinks(links...))
 		}
-		ctx, span := t.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(spanAttrs...), trace.WithLinks(links...), trace.WithTimestamp(start))
-		active := metric.WithAttributes(activeAttrs(req)...)
-		t.activeRequests.Add(ctx, 1, active)
+		ctx, span := t.tracer.Start(parent, active.name, opts...)
+		t.activeRequests.Add(ctx, 1, active.add...)
 		resp := next(ctx, req)
-		t.activeRequests.Add(ctx, -1, active)
+		t.activeRequests.Add(ctx, -1, active.add...)
 
-		result := outcomeAttrs(span, resp)
+		k.errType, k.status = outcomeOf(span, resp)
 		span.End()
-		t.serverDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(append(common, result...)...))
+		t.serverDuration.Record(ctx, time.Since(start).Seconds(), t.sets.get(k, k.attrs).record...)
 		return resp
 	}
+}
+
+// setKey is what a metric data point of a request is grouped by; tool is
+// set only for a registered tool, so clients cannot grow it.
+type setKey struct {
+	method, tool, version string
+	http, active          bool
+	errType, status       string
+}
+
+func groupOf(req *runtime.IncomingRequest) setKey {
+	k := setKey{method: req.Method, version: req.ProtocolVersion, http: req.HTTP != nil}
+	if req.Method == "tools/call" && req.ToolRegistered() {
+		k.tool = req.Name
+	}
+	return k
+}
+
+func (k setKey) activeAttrs() []attribute.KeyValue {
+	if k.tool != "" {
+		return []attribute.KeyValue{keyMethod.String(k.method), keyToolName.String(k.tool)}
+	}
+	return []attribute.KeyValue{keyMethod.String(k.method)}
+}
+
+// attrs are the attributes of the duration metric (and the span).
+func (k setKey) attrs() []attribute.KeyValue {
+	a := make([]attribute.KeyValue, 0, 8)
+	a = append(a, keyMethod.String(k.method))
+	if k.tool != "" {
+		a = append(a, keyToolName.String(k.tool), keyOperationName.String("execute_tool"))
+	}
+	if k.version != "" {
+		a = append(a, keyProtocolVersion.String(k.version))
+	}
+	if k.http {
+		a = append(a, keyNetTransport.String("tcp"), keyNetProtoName.String("http"))
+	} else {
+		a = append(a, keyNetTransport.String("pipe"))
+	}
+	if k.errType != "" {
+		a = append(a, keyErrorType.String(k.errType))
+	}
+	if k.status != "" {
+		a = append(a, keyStatusCode.String(k.status))
+	}
+	return a
+}
+
+// maxSets bounds the cache of attribute sets; past it, sets are built per
+// request.
+const maxSets = 4096
+
+// setCache keeps the metric attribute sets of the groups seen, so that a
+// request records without building one.
+type setCache struct {
+	mu sync.RWMutex
+	m  map[setKey]*group
+}
+
+// group is one setKey's span name and measurement options.
+type group struct {
+	name   string
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func (c *setCache) get(k setKey, build func() []attribute.KeyValue) *group {
+	c.mu.RLock()
+	o, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return o
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(build()...))
+	o = &group{name: k.method, add: []metric.AddOption{set}, record: []metric.RecordOption{set}}
+	if k.tool != "" {
+		o.name = k.method + " " + k.tool
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[setKey]*group{}
+	}
+	if len(c.m) < maxSets {
+		c.m[k] = o
+	}
+	c.mu.Unlock()
+	return o
 }
 
 // parentOf returns the context whose span is the parent of req's span, and
@@ -173,8 +262,8 @@ func (t *telemetry) parentOf(ctx context.Context, req *runtime.IncomingRequest) 
 	return parent, links
 }
 
-// commonAttrs are the attributes of both the span and the duration metric.
-func commonAttrs(req *runtime.IncomingRequest) []attribute.KeyValue {
+// spanAttrs are the request's span attributes.
+func spanAttrs(req *runtime.IncomingRequest) []attribute.KeyValue {
 	a := make([]attribute.KeyValue, 0, 12)
 	a = append(a, keyMethod.String(req.Method))
 	if req.Method == "tools/call" && req.Name != "" {
@@ -183,40 +272,37 @@ func commonAttrs(req *runtime.IncomingRequest) []attribute.KeyValue {
 	if req.ProtocolVersion != "" {
 		a = append(a, keyProtocolVersion.String(req.ProtocolVersion))
 	}
-	if req.HTTP != nil {
-		a = append(a, keyNetTransport.String("tcp"), keyNetProtoName.String("http"))
-	} else {
-		a = append(a, keyNetTransport.String("pipe"))
-	}
-	return a
-}
-
-// spanOnlyAttrs are the high-cardinality attributes that only spans carry.
-func spanOnlyAttrs(req *runtime.IncomingRequest) []attribute.KeyValue {
-	a := make([]attribute.KeyValue, 0, 12)
 	if id := requestID(req.ID); id != "" {
 		a = append(a, keyRequestID.String(id))
 	}
 	if req.SessionID != "" && !req.Stateless() {
 		a = append(a, keySessionID.String(req.SessionID))
 	}
-	if r := req.HTTP; r != nil {
-		a = append(a, keyNetProtoVersion.String(strconv.Itoa(r.ProtoMajor)+"."+strconv.Itoa(r.ProtoMinor)))
-		if host, port, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-			a = append(a, keyClientAddress.String(host))
-			if p, err := strconv.Atoi(port); err == nil {
-				a = append(a, keyClientPort.Int(p))
-			}
+	r := req.HTTP
+	if r == nil {
+		return append(a, keyNetTransport.String("pipe"))
+	}
+	a = append(a, keyNetTransport.String("tcp"), keyNetProtoName.String("http"), keyNetProtoVersion.String(protoVersion(r.ProtoMajor, r.ProtoMinor)))
+	if host, port, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		a = append(a, keyClientAddress.String(host))
+		if p, err := strconv.Atoi(port); err == nil {
+			a = append(a, keyClientPort.Int(p))
 		}
 	}
 	return a
 }
 
-func activeAttrs(req *runtime.IncomingRequest) []attribute.KeyValue {
-	if req.Method == "tools/call" && req.Name != "" {
-		return []attribute.KeyValue{keyMethod.String(req.Method), keyToolName.String(req.Name)}
+// protoVersion is network.protocol.version of an HTTP request.
+func protoVersion(major, minor int) string {
+	switch {
+	case major == 1 && minor == 1:
+		return "1.1"
+	case major == 2:
+		return "2"
+	case major == 3:
+		return "3"
 	}
-	return []attribute.KeyValue{keyMethod.String(req.Method)}
+	return strconv.Itoa(major) + "." + strconv.Itoa(minor)
 }
 
 // requestID is the JSON-RPC id as a string ("" for null or absent).
@@ -235,30 +321,34 @@ func requestID(raw json.RawMessage) string {
 // server's errors.
 var callerMistakes = map[int]bool{-32700: true, -32600: true, -32601: true, -32602: true, -32002: true}
 
-// outcomeAttrs sets the span's status from resp and returns the outcome
-// attributes, which the duration metric carries too.
-func outcomeAttrs(span trace.Span, resp *runtime.Response) []attribute.KeyValue {
-	var a []attribute.KeyValue
+// outcomeOf sets the span's status and outcome attributes from resp and
+// returns its error.type and rpc.response.status_code ("" when none), which
+// the duration metric carries too.
+func outcomeOf(span trace.Span, resp *runtime.Response) (errType, status string) {
 	switch {
 	case resp == nil:
 	case resp.Error != nil:
-		code := strconv.Itoa(resp.Error.Code)
-		a = append(a, keyStatusCode.String(code))
+		status = strconv.Itoa(resp.Error.Code)
 		if !callerMistakes[resp.Error.Code] {
-			a = append(a, keyErrorType.String(code))
+			errType = status
 			span.SetStatus(codes.Error, resp.Error.Message)
 		}
 	case resp.IsError:
-		a = append(a, keyErrorType.String("tool_error"))
+		errType = "tool_error"
 		span.SetStatus(codes.Error, "the tool returned an isError result")
 	case resp.NoResponse:
-		a = append(a, keyErrorType.String("cancelled"))
+		errType = "cancelled"
 		span.SetStatus(codes.Error, "the client cancelled the request")
 	case resp.InputRequired:
 		span.SetAttributes(keyResultType.String("input_required"))
 	}
-	span.SetAttributes(a...)
-	return a
+	if errType != "" {
+		span.SetAttributes(keyErrorType.String(errType))
+	}
+	if status != "" {
+		span.SetAttributes(keyStatusCode.String(status))
+	}
+	return errType, status
 }
 
 func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
@@ -268,9 +358,28 @@ func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
 		if p := req.Parent; p != nil && p.Method == "tools/call" && p.Name != "" {
 			attrs = append(attrs, keyToolName.String(p.Name))
 		}
-		ctx, span := t.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attrs...), trace.WithAttributes(keyInputKey.String(req.Key)), trace.WithTimestamp(start))
+		kind := trace.WithSpanKind(trace.SpanKindClient)
+		key := trace.WithAttributes(keyInputKey.String(req.Key))
+		stateless := req.Parent != nil && req.Parent.Stateless()
+		var span trace.Span
+		if !stateless {
+			// A live request: the span covers the wait for the answer, and the
+			// client's own handling of the question continues it.
+			ctx, span = t.tracer.Start(ctx, req.Method, kind, trace.WithAttributes(attrs...), key)
+			meta := propagation.MapCarrier{}
+			t.prop.Inject(ctx, meta)
+			req.Meta = meta
+		}
 		res, err := next(ctx, req)
+		end := time.Now()
+		if stateless {
+			// 2026-07-28: the answer came with this retry; the user's time
+			// began when the round that asked ended.
+			if req.Waited > 0 {
+				start = end.Add(-req.Waited)
+			}
+			_, span = t.tracer.Start(ctx, req.Method, kind, trace.WithAttributes(attrs...), key, trace.WithTimestamp(start))
+		}
 		out := runtime.AnswerOutcomeOf(req.Method, res, err)
 		attrs = append(attrs, keyOutcome.String(string(out)))
 		switch out {
@@ -283,8 +392,8 @@ func (t *telemetry) outgoing(next runtime.OutgoingFunc) runtime.OutgoingFunc {
 			span.SetStatus(codes.Error, msg)
 		}
 		span.SetAttributes(attrs...)
-		span.End()
-		t.clientDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+		span.End(trace.WithTimestamp(end))
+		t.clientDuration.Record(ctx, end.Sub(start).Seconds(), metric.WithAttributes(attrs...))
 		t.clientRequests.Add(ctx, 1, metric.WithAttributes(keyMethod.String(req.Method), keyOutcome.String(string(out))))
 		return res, err
 	}

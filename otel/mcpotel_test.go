@@ -134,6 +134,7 @@ func (p *stdioPeer) send(line string) {
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *runtime.Error  `json:"error"`
 }
@@ -186,6 +187,12 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	p.send(`{"jsonrpc":"2.0","id":"call-2","method":"tools/call","params":{"name":"twice","arguments":{},"_meta":{"traceparent":"` + traceparent + `","tracestate":"rojo=00f067aa0ba902b7"}}}`)
 	el := p.recv()
+	var asked struct {
+		Meta map[string]string `json:"_meta"`
+	}
+	if err := json.Unmarshal(el.Params, &asked); err != nil {
+		t.Fatal(err)
+	}
 	const userTime = 30 * time.Millisecond
 	time.Sleep(userTime) // the user thinking: the span must show at least this much
 	p.send(`{"jsonrpc":"2.0","id":` + string(el.ID) + `,"result":{"action":"accept","content":{"ok":true}}}`)
@@ -245,8 +252,42 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 			t.Errorf("elicitation %s status %v", want.key, s.Status())
 		}
 	}
+	if want := "00-" + clientTrace + "-" + asks[0].SpanContext().SpanID().String() + "-01"; asked.Meta["traceparent"] != want {
+		t.Errorf("the elicitation's params._meta.traceparent = %q, want %q (its span)", asked.Meta["traceparent"], want)
+	}
 	if d := asks[0].EndTime().Sub(asks[0].StartTime()); d < userTime {
 		t.Errorf("the first elicitation's span lasted %v, less than the user's %v", d, userTime)
+	}
+
+	// The elicitations' outcomes and the users' waiting times as metrics.
+	var rm metricdata.ResourceMetrics
+	if err := r.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]int64{}
+	var waited float64
+	var waits uint64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch m.Name {
+			case "mcpgen.server.client_requests":
+				for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					v, _ := p.Attributes.Value(keyOutcome)
+					outcomes[v.Emit()] += p.Value
+				}
+			case "mcp.client.operation.duration":
+				for _, p := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+					waited += p.Sum
+					waits += p.Count
+				}
+			}
+		}
+	}
+	if outcomes["answered"] != 1 || outcomes["declined"] != 1 || len(outcomes) != 2 {
+		t.Errorf("client_requests by outcome: %v", outcomes)
+	}
+	if waits != 2 || waited < userTime.Seconds() {
+		t.Errorf("mcp.client.operation.duration: %d waits, %.3fs in all; want 2, at least %v", waits, waited, userTime)
 	}
 
 	b := byName["tools/call broken"]
@@ -254,11 +295,13 @@ func TestSpanTreeOfACallThatElicitsTwice(t *testing.T) {
 		t.Fatalf("broken: %v", b)
 	}
 	wantAttrs(t, "broken", b[0].Attributes(), map[string]string{"error.type": "-32603", "rpc.response.status_code": "-32603"})
-	n := byName["tools/call nope"]
+	// An unknown tool's name comes from the client: it stays out of the
+	// span name (low cardinality), but the attribute says what was asked.
+	n := byName["tools/call"]
 	if len(n) != 1 || n[0].Status().Code != codes.Unset {
-		t.Fatalf("unknown tool: %v", n)
+		t.Fatalf("unknown tool: %v", names(spans))
 	}
-	wantAttrs(t, "unknown tool", n[0].Attributes(), map[string]string{"error.type": "", "rpc.response.status_code": "-32602"})
+	wantAttrs(t, "unknown tool", n[0].Attributes(), map[string]string{"error.type": "", "rpc.response.status_code": "-32602", "gen_ai.tool.name": "nope"})
 }
 
 func names(spans []sdktrace.ReadOnlySpan) []string {
@@ -280,7 +323,9 @@ func post(t *testing.T, url string, id int, method string, params map[string]any
 		meta = map[string]any{}
 	}
 	meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
-	meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	if meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+		meta["io.modelcontextprotocol/clientCapabilities"] = map[string]any{}
+	}
 	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
@@ -377,6 +422,8 @@ func TestMetricsAfterAKnownLoad(t *testing.T) {
 	}
 	send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"broken"}}`)
 	send(`{"jsonrpc":"2.0","id":21,"method":"tools/list"}`)
+	send(`{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"no-such-tool-1"}}`)
+	send(`{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"no-such-tool-2"}}`)
 
 	var rm metricdata.ResourceMetrics
 	if err := r.reader.Collect(context.Background(), &rm); err != nil {
@@ -402,6 +449,8 @@ func TestMetricsAfterAKnownLoad(t *testing.T) {
 		"mcp.server.operation.duration tools/call echo":          3,
 		"mcp.server.operation.duration tools/call broken -32603": 1,
 		"mcp.server.operation.duration tools/list":               1,
+		"mcp.server.operation.duration tools/call":               2, // unknown tools: not grouped by the names clients send
+		"mcpgen.server.active_requests tools/call":               0,
 		"mcpgen.server.active_requests initialize":               0,
 		"mcpgen.server.active_requests tools/call echo":          0,
 		"mcpgen.server.active_requests tools/call broken":        0,
@@ -451,4 +500,69 @@ func key(set attribute.Set) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// TestModernRoundsInOneTrace: in 2026-07-28 a question ends its round, so
+// each round is a server span of its own; a client that continues its trace
+// in _meta gets both rounds in that trace, the first marked input_required
+// (not an error) with its question's span ended as input_required, the
+// second with the answer. The question sent to the client carries no
+// trace context: its params are bound to the round's requestState.
+func TestModernRoundsInOneTrace(t *testing.T) {
+	r := newRig(t, runtime.Options{}, twice())
+	ts := httptest.NewServer(r.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	meta := func() map[string]any {
+		return map[string]any{"traceparent": traceparent,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}}}
+	}
+	m := post(t, ts.URL, 1, "tools/call", map[string]any{"name": "twice", "_meta": meta()}, nil)
+	var round struct {
+		ResultType    string                    `json:"resultType"`
+		RequestState  string                    `json:"requestState"`
+		InputRequests map[string]map[string]any `json:"inputRequests"`
+	}
+	if err := json.Unmarshal(m.Result, &round); err != nil || round.ResultType != "input_required" {
+		t.Fatalf("round 1: %s %v", m.Result, err)
+	}
+	if q := round.InputRequests["confirm"]; q == nil || q["params"].(map[string]any)["_meta"] != nil {
+		t.Errorf("round 1 question: %v", round.InputRequests)
+	}
+	const userTime = 30 * time.Millisecond
+	time.Sleep(userTime) // the user thinking between the rounds
+	post(t, ts.URL, 2, "tools/call", map[string]any{"name": "twice", "_meta": meta(), "requestState": round.RequestState,
+		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"ok": true}}}}, nil)
+
+	var servers, asks []sdktrace.ReadOnlySpan
+	for _, s := range r.spans.Ended() {
+		if s.SpanKind() == trace.SpanKindServer {
+			servers = append(servers, s)
+		} else {
+			asks = append(asks, s)
+		}
+	}
+	if len(servers) != 2 || len(asks) != 3 {
+		t.Fatalf("spans: %v", names(r.spans.Ended()))
+	}
+	for i, s := range servers {
+		if s.SpanContext().TraceID().String() != clientTrace || s.Status().Code != codes.Unset {
+			t.Errorf("round %d: trace %s status %v", i+1, s.SpanContext().TraceID(), s.Status())
+		}
+		wantAttrs(t, fmt.Sprintf("round %d", i+1), s.Attributes(), map[string]string{
+			"mcpgen.result_type": "input_required", "mcp.session.id": "", "error.type": "", "mcp.protocol.version": "2026-07-28"})
+	}
+	for i, want := range []string{"input_required", "answered", "input_required"} {
+		if got := attrs(asks[i].Attributes())["mcpgen.answer.outcome"]; got != want || asks[i].Status().Code != codes.Unset {
+			t.Errorf("question span %d: outcome %q status %v, want %q", i, got, asks[i].Status(), want)
+		}
+	}
+	// The answer's span, in the retry, starts when the asking round ended:
+	// the user's time is visible in the trace.
+	if d := asks[1].EndTime().Sub(asks[1].StartTime()); d < userTime {
+		t.Errorf("the answered question's span lasted %v, less than the user's %v", d, userTime)
+	}
+	if asks[1].Parent().SpanID() != servers[1].SpanContext().SpanID() {
+		t.Errorf("the answered question's span is not a child of the retry's span")
+	}
 }

@@ -34,14 +34,6 @@ type backpressureWait struct {
 	refusing bool          // no more requests or notifications, only final responses
 	room     chan struct{} // closed when room frees or the stream finishes; nil when nobody waits
 	avail    chan struct{} // closed when a frame arrives or the stream finishes; nil when nobody waits
-
-	onWait func(context.Context, time.Duration) // told how long a push waited for room; nil when nobody observes
-}
-
-// observed makes b report its waits to onWait (nil: nobody).
-func (b *backpressureWait) observed(onWait func(context.Context, time.Duration)) *backpressureWait {
-	b.onWait = onWait
-	return b
 }
 
 func newBackpressureWait(size int) *backpressureWait {
@@ -54,6 +46,12 @@ func newBackpressureWait(size int) *backpressureWait {
 // push queues f, waiting for room while the buffer is full. A caller whose
 // context has already ended sends nothing.
 func (b *backpressureWait) push(ctx context.Context, f frame) error {
+	return b.pushObserved(ctx, f, nil)
+}
+
+// pushObserved is push telling onWait (when not nil) how long each wait for
+// room lasted.
+func (b *backpressureWait) pushObserved(ctx context.Context, f frame, onWait func(time.Duration)) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -75,15 +73,15 @@ func (b *backpressureWait) push(ctx context.Context, f frame) error {
 		room := b.room
 		b.mu.Unlock()
 		var start time.Time
-		if b.onWait != nil {
+		if onWait != nil {
 			start = time.Now()
 		}
 		select {
 		case <-room:
 		case <-ctx.Done():
 		}
-		if b.onWait != nil {
-			b.onWait(ctx, time.Since(start))
+		if onWait != nil {
+			onWait(time.Since(start))
 		}
 		if err := ctx.Err(); err != nil {
 			return err

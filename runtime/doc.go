@@ -38,6 +38,11 @@
 //     (auth_http.go), the scopes of each [Tool] (auth_scopes.go), sessions
 //     bound to their principal (auth_session.go); a [TokenVerifier] turns a
 //     token into a [Principal]. stdio is not authenticated.
+//   - [Options.Interceptors] (interceptor.go, interceptor_chain.go) wrap
+//     every incoming request, every server-to-client request of a [Call]
+//     and observe sessions, streams and backpressure waits; module
+//     github.com/mcpgen/mcpgen/otel builds OpenTelemetry traces and metrics
+//     on them.
 //
 // # A request's way through the package
 //
@@ -57,8 +62,9 @@
 //     era_modern.go takes them from _meta and asks with input_required
 //     rounds sealed by request_state.go. The era frames what the method
 //     returns.
-//  4. Method: method_table.go counts the request for graceful shutdown and
-//     calls the method's one function, in method_<name>.go.
+//  4. Method: method_table.go passes the request through the interceptors
+//     (interceptor_chain.go), counts it for graceful shutdown and calls the
+//     method's one function, in method_<name>.go.
 //  5. Handler: a Call (call.go) talks through the era's peer: legacy_peer.go
 //     waits for a live answer (ID from shared_id_allocator.go, wait in
 //     pending_router.go); mrtr_peer.go answers from the retry or records the

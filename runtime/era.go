@@ -22,8 +22,9 @@ type request struct {
 	// to the legacy era; it is nil in 2026-07-28 and for an initialize over
 	// HTTP, which has no session yet.
 	sess *session
-	// info is the request as interceptors see it; nil without interceptors.
-	info *IncomingRequest
+	// msg is the message that carried the request (its raw params, for
+	// interceptors).
+	msg *message
 }
 
 // era is what differs between the protocol generations, as a method needs

@@ -92,7 +92,7 @@ var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ende
 // establishes the session it negotiated before anything is answered.
 func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
 	rq := &x.rq
-	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess}
+	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess, msg: msg}
 	o := s.serve(ctx, rq)
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)

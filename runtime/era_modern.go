@@ -37,6 +37,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 	answers := map[string]answer{}
 	var handlerState []byte
 	var asked map[string]string
+	var earlier *requestState
 	if p.RequestState != nil {
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
@@ -46,7 +47,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}
 		maps.Copy(answers, st.Answers)
-		handlerState, asked = st.Handler, st.Asked
+		handlerState, asked, earlier = st.Handler, st.Asked, st
 		if asked == nil {
 			asked = map[string]string{} // answers count only for questions of the last round
 		}
@@ -55,6 +56,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 		return nil, nil, e
 	}
 	x.round = newMRTRPeer(x.meta, x.out, answers, p.ProgressToken)
+	x.round.wait = newRoundWait(earlier, answers, x.s.sealer.now)
 	return x.round, handlerState, nil
 }
 
@@ -83,6 +85,7 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 		Digest:    x.digest,
 		Answers:   x.round.consumed(),
 		Asked:     asked,
+		AskedAt:   x.s.sealer.now().UnixMilli(),
 		Handler:   call.State(),
 		Principal: x.principal,
 	})
@@ -150,7 +153,7 @@ func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMet
 	defer cancel(nil)
 	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
 	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx)}
-	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out})
+	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
 	if context.Cause(ctx) == errShuttingDown {
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}

@@ -49,12 +49,12 @@ type IncomingRequest struct {
 	// ("traceparent", "tracestate", "baggage").
 	Meta map[string]json.RawMessage
 	// ProtocolVersion is the session's negotiated version (2025-03-26 to
-	// 2025-11-25; an initialize's requested version until it is answered)
+	// 2025-11-25; for an initialize, the version the client requested)
 	// or the 2026-07-28 request's own.
 	ProtocolVersion string
 	// SessionID is the legacy session ("" in 2026-07-28, which has none, and
-	// for an initialize over HTTP until it is answered: then it is the new
-	// session's). A stdio connection's session is named "stdio-...".
+	// for an initialize over HTTP, whose session starts after its method
+	// ran). A stdio connection's session is named "stdio-...".
 	SessionID string
 	// Transport is "http" or "stdio".
 	Transport string
@@ -64,11 +64,24 @@ type IncomingRequest struct {
 	HTTP *http.Request
 
 	rq *request
+	s  *Server
 }
 
 // Stateless reports whether the request belongs to 2026-07-28 (no session;
 // questions to the client are input_required rounds).
 func (r *IncomingRequest) Stateless() bool { return r.rq != nil && r.rq.era.kind() == modernEra }
+
+// ToolRegistered reports whether Name is a tool the server has. Name comes
+// from the client, so telemetry that groups by tool keeps its cardinality
+// bounded by grouping only registered names.
+func (r *IncomingRequest) ToolRegistered() bool {
+	if r.s == nil || r.Name == "" {
+		return false
+	}
+	r.s.mu.RLock()
+	defer r.s.mu.RUnlock()
+	return r.s.byName[r.Name] != nil
+}
 
 // Response is the outcome of an incoming request as interceptors see it.
 // To refuse a request, return Refuse(err) instead of calling next.
@@ -105,6 +118,17 @@ type OutgoingRequest struct {
 	Params any
 	// Parent is the client request whose handler asks.
 	Parent *IncomingRequest
+	// Meta are members an interceptor adds to the request's params._meta,
+	// such as the trace context ("traceparent", "tracestate"). Only a
+	// legacy session's live request carries them: a 2026-07-28 question
+	// must be asked identically in every round (its requestState binds the
+	// answer to a digest of its params), so it carries none.
+	Meta map[string]string
+	// Waited is set, once the request returns, for a 2026-07-28 answer that
+	// the retry brought: how long the user took, from the end of the round
+	// that asked (its time travels sealed in requestState) to this retry.
+	// It is 0 in legacy sessions, where the request itself lasts that long.
+	Waited time.Duration
 
 	peer peer
 }
@@ -152,8 +176,8 @@ const (
 
 // AnswerOutcomeOf classifies the return of an OutgoingFunc. In 2026-07-28 a
 // question first reports AnswerInputRequired (the round ends with it); the
-// retry that carries the answer reports that answer, at once, since the
-// user's time passed between the two rounds, on the client.
+// retry that carries the answer reports that answer at once, with the time
+// the user took in OutgoingRequest.Waited.
 func AnswerOutcomeOf(method string, result json.RawMessage, err error) AnswerOutcome {
 	switch {
 	case err == nil:

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -22,10 +24,18 @@ func newInterceptors(s *Server, list []Interceptor) *interceptors {
 	}
 	ic := &interceptors{}
 	in := IncomingFunc(func(ctx context.Context, req *IncomingRequest) *Response {
-		return responseOf(s.serveMethod(ctx, req.rq))
+		return responseOf(s.serveMethod(context.WithValue(ctx, incomingKey{}, req), req.rq))
 	})
 	out := OutgoingFunc(func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
-		return req.peer.request(ctx, req.Key, req.Method, req.Params)
+		params := req.Params
+		if _, live := req.peer.(*legacyPeer); live && len(req.Meta) > 0 {
+			params = paramsWithMeta{params, req.Meta}
+		}
+		res, err := req.peer.request(ctx, req.Key, req.Method, params)
+		if mp, ok := req.peer.(*mrtrPeer); ok && err == nil {
+			req.Waited = mp.waited(req.Key)
+		}
+		return res, err
 	})
 	var hasOut bool
 	for i := len(list) - 1; i >= 0; i-- { // the first is the outermost
@@ -62,7 +72,10 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 
 // intercepted serves rq through the incoming chain.
 func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
-	req := &IncomingRequest{ID: rq.id, Method: rq.method, Params: rq.params.raw, Meta: rq.params.Meta, rq: rq, Transport: "stdio"}
+	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio"}
+	if rq.msg != nil {
+		req.Params = rq.msg.Params
+	}
 	if rq.params.Name != nil {
 		req.Name = string(rq.params.Name)
 	}
@@ -83,7 +96,6 @@ func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
 			req.ProtocolVersion = *rq.params.ProtocolVersion
 		}
 	}
-	rq.info = req
 	return s.icpt.incoming(ctx, req).outcome()
 }
 
@@ -112,17 +124,29 @@ func (r *Response) outcome() outcome {
 	return failure(NewError(CodeInternalError, "internal error: an interceptor returned a response without an error or the method's result"))
 }
 
-// request sends a server-to-client request through the outgoing chain.
-func (c *Call) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
-	if c.icpt == nil || c.icpt.outgoing == nil {
-		return c.peer.request(ctx, key, method, params)
-	}
-	return c.icpt.outgoing(ctx, &OutgoingRequest{Method: method, Key: key, Params: params, Parent: c.parent, peer: c.peer})
+// interceptedPeer is a Call's peer whose requests to the client pass the
+// outgoing chain; everything else is the era's peer.
+type interceptedPeer struct {
+	peer
+	outgoing OutgoingFunc
+	parent   *IncomingRequest
 }
 
-// intercept makes c's requests to the client pass the outgoing chain.
-func (c *Call) intercept(s *Server, rq *request) {
-	c.icpt, c.parent = s.icpt, rq.info
+func (p *interceptedPeer) request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	return p.outgoing(ctx, &OutgoingRequest{Method: method, Key: key, Params: params, Parent: p.parent, peer: p.peer})
+}
+
+// incomingKey is the context key of the IncomingRequest a method serves,
+// set only when interceptors are configured.
+type incomingKey struct{}
+
+// intercept makes c's requests to the client pass the outgoing chain; ctx
+// is the method's.
+func (c *Call) intercept(s *Server, ctx context.Context) {
+	if s.icpt != nil && s.icpt.outgoing != nil {
+		parent, _ := ctx.Value(incomingKey{}).(*IncomingRequest)
+		c.peer = &interceptedPeer{peer: c.peer, outgoing: s.icpt.outgoing, parent: parent}
+	}
 }
 
 // observing reports whether any interceptor observes events.
@@ -170,16 +194,12 @@ func (s *Server) streamEvent(ctx context.Context, kind EventKind, stream string,
 	s.emit(context.WithoutCancel(ctx), e)
 }
 
-// backpressureHook returns what a stream's buffer calls after a sender
-// waited for room, or nil.
-func (s *Server) backpressureHook(sess *session) func(context.Context, time.Duration) {
-	if !s.observing() {
-		return nil
-	}
-	return func(ctx context.Context, d time.Duration) {
-		s.emit(ctx, Event{Kind: BackpressureWaited, SessionID: sess.id, ProtocolVersion: sess.version(),
-			Transport: sessionTransport(sess), Duration: d})
-	}
+// pushObserved queues data on st like st.q.push and reports a wait for room.
+func (s *Server) pushObserved(ctx context.Context, st *stream, f frame) error {
+	return st.q.pushObserved(ctx, f, func(d time.Duration) {
+		s.emit(ctx, Event{Kind: BackpressureWaited, SessionID: st.sess.id, ProtocolVersion: st.sess.version(),
+			Transport: sessionTransport(st.sess), Duration: d})
+	})
 }
 
 // transportOf names the transport of a request's context.
@@ -188,4 +208,32 @@ func transportOf(ctx context.Context) string {
 		return "http"
 	}
 	return "stdio"
+}
+
+// paramsWithMeta encodes params (an object) with meta as its _meta member.
+type paramsWithMeta struct {
+	params any
+	meta   map[string]string
+}
+
+func (p paramsWithMeta) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(p.params)
+	if err != nil {
+		return nil, err
+	}
+	m, err := json.Marshal(p.meta)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return nil, errors.New("params of a request to the client must be an object")
+	}
+	out := append([]byte(nil), b[:len(b)-1]...)
+	if len(bytes.TrimSpace(b[1:len(b)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"_meta":`...)
+	out = append(out, m...)
+	return append(out, '}'), nil
 }

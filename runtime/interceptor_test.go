@@ -142,7 +142,11 @@ func outgoingLog(log *eventLog) Interceptor {
 	return Interceptor{Outgoing: func(next OutgoingFunc) OutgoingFunc {
 		return func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
 			res, err := next(ctx, req)
-			log.add("%s %s %s parent=%s", req.Method, req.Key, AnswerOutcomeOf(req.Method, res, err), req.Parent.Name)
+			w := ""
+			if req.Waited > 0 {
+				w = " waited=" + req.Waited.String()
+			}
+			log.add("%s %s %s parent=%s%s", req.Method, req.Key, AnswerOutcomeOf(req.Method, res, err), req.Parent.Name, w)
 			return res, err
 		}
 	}}
@@ -192,11 +196,16 @@ func TestInterceptorOutgoingLegacyStdio(t *testing.T) {
 
 // TestInterceptorOutgoingModern: in 2026-07-28 an unanswered question is
 // reported input_required when its round ends; the retry carrying the
-// answer reports the answer.
+// answer reports the answer and how long the user took since that round
+// (an answer of an earlier round, replayed, took nothing).
 func TestInterceptorOutgoingModern(t *testing.T) {
 	leakCheck(t)
 	var log eventLog
 	s := NewServer(Options{Interceptors: []Interceptor{outgoingLog(&log)}})
+	var clock sync.Mutex
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	s.sealer.now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	think := func(d time.Duration) { clock.Lock(); now = now.Add(d); clock.Unlock() }
 	if err := s.AddTool(twiceTool()); err != nil {
 		t.Fatal(err)
 	}
@@ -206,20 +215,22 @@ func TestInterceptorOutgoingModern(t *testing.T) {
 	if got := log.take(); !slices.Equal(got, []string{"elicitation/create confirm input_required parent=twice"}) {
 		t.Errorf("round 1: %q", got)
 	}
+	think(90 * time.Second)
 	_, state = inputRequired(t, c.call("tools/call", map[string]any{"name": "twice", "requestState": state,
 		"inputResponses": map[string]any{"confirm": accept(map[string]any{"confirm": true})}}))
 	if got := log.take(); !slices.Equal(got, []string{
-		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 input_required parent=twice",
+		"elicitation/create confirm answered parent=twice waited=1m30s", "elicitation/create confirm_2 input_required parent=twice",
 	}) {
 		t.Errorf("round 2: %q", got)
 	}
+	think(5 * time.Second)
 	r := c.call("tools/call", map[string]any{"name": "twice", "requestState": state,
 		"inputResponses": map[string]any{"confirm_2": map[string]any{"action": "decline"}}})
 	if res := r.result(t); res["isError"] != true {
 		t.Errorf("round 3: %v", res)
 	}
 	if got := log.take(); !slices.Equal(got, []string{
-		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 declined parent=twice",
+		"elicitation/create confirm answered parent=twice", "elicitation/create confirm_2 declined parent=twice waited=5s",
 	}) {
 		t.Errorf("round 3: %q", got)
 	}
@@ -257,5 +268,43 @@ func TestInterceptorEvents(t *testing.T) {
 	p.done <- nil // for the cleanup
 	if got := log.take(); !slices.Equal(got, []string{"1 stdio 2025-06-18 true", "2 stdio 2025-06-18 true"}) {
 		t.Errorf("stdio session events: %q", got)
+	}
+}
+
+// TestInterceptorOutgoingMeta: members an Outgoing interceptor puts in Meta
+// reach a legacy client in params._meta, and the params stay as they were.
+func TestInterceptorOutgoingMeta(t *testing.T) {
+	noLeaks(t)
+	tag := Interceptor{Outgoing: func(next OutgoingFunc) OutgoingFunc {
+		return func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
+			req.Meta = map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+			return next(ctx, req)
+		}
+	}}
+	s := NewServer(Options{Interceptors: []Interceptor{tag}})
+	if err := s.AddTool(confirmTool()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p := startStdio(t, s)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(callBody(2, "confirm", `{}`))
+	el := p.recv()
+	var params struct {
+		Mode string            `json:"mode"`
+		Meta map[string]string `json:"_meta"`
+	}
+	if err := json.Unmarshal(el.Params, &params); err != nil || params.Mode != "form" ||
+		params.Meta["traceparent"] != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Fatalf("elicitation params %s (%v)", el.Params, err)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + string(el.ID) + `,"result":{"action":"accept","content":{"confirm":true}}}`)
+	if got := resultText(t, p.recv()); got != "confirm=true note=none" {
+		t.Fatalf("result %q", got)
+	}
+	if b, err := json.Marshal(paramsWithMeta{struct{}{}, map[string]string{"a": "b"}}); err != nil || string(b) != `{"_meta":{"a":"b"}}` {
+		t.Errorf("empty params with meta: %s %v", b, err)
 	}
 }

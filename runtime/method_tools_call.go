@@ -48,7 +48,7 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 		return resultOf(res)
 	}
 	call := newCall(peer, state)
-	call.intercept(s, rq)
+	call.intercept(s, ctx)
 	call.principal = PrincipalFromContext(ctx)
 	res, err := s.runHandler(ctx, t, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {

@@ -37,8 +37,6 @@ type requestParams struct {
 	// and after it are still decoded, so that the era is known and a
 	// 2026-07-28 request reports its header and _meta problems first.
 	err *Error
-	// raw is the params object as sent, for interceptors.
-	raw json.RawMessage
 }
 
 // rawMeta is the params._meta object, each value kept raw.
@@ -48,7 +46,6 @@ type rawMeta map[string]json.RawMessage
 func (m *message) params() *requestParams {
 	if !m.paramsReady {
 		m.paramsReady = true
-		m.decoded.raw = m.Params
 		decodeParams(&m.decoded, m.Params)
 	}
 	return &m.decoded

@@ -44,6 +44,7 @@ type requestState struct {
 	Expires int64             `json:"e"`           // Unix seconds
 	Answers map[string]answer `json:"a,omitempty"` // input responses of earlier rounds, by key
 	Asked   map[string]string `json:"q,omitempty"` // questionDigest of each question left open, by key
+	AskedAt int64             `json:"t,omitempty"` // Unix milliseconds when the round that left them open ended
 	Handler []byte            `json:"s,omitempty"` // the handler's SetState bytes
 	// Principal is the key of the principal whose request issued the state
 	// ("" without authorization); a retry of another principal is refused.

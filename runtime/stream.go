@@ -47,7 +47,7 @@ func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 	sess.mu.Unlock()
 	return &stream{
 		id: id, sess: sess, sse: sse, standalone: standalone, expect: expect,
-		q: newBackpressureWait(sess.srv.opts.StreamBuffer).observed(sess.srv.backpressureHook(sess)),
+		q: newBackpressureWait(sess.srv.opts.StreamBuffer),
 	}
 }
 
@@ -65,6 +65,9 @@ func (st *stream) push(ctx context.Context, data []byte) error {
 	}
 	if st.startWriter != nil {
 		st.writerOnce.Do(st.startWriter)
+	}
+	if st.sess.srv.observing() {
+		return st.sess.srv.pushObserved(ctx, st, frame{data: data})
 	}
 	return st.q.push(ctx, frame{data: data})
 }

@@ -29,6 +29,15 @@ type Data struct {
 	// AuthIssuer, when set, makes main.go an OAuth 2.1 resource server that
 	// accepts tokens of this issuer (mcpgen init --auth ISSUER).
 	AuthIssuer string
+	// OTel adds telemetry.go and main.go's -otel flag: OpenTelemetry traces
+	// and metrics (module github.com/mcpgen/mcpgen/otel), exported over
+	// OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+	OTel bool
+}
+
+// optional are the files only some scaffolds get.
+var optional = map[string]func(Data) bool{
+	"project/telemetry.go.tmpl": func(d Data) bool { return d.OTel },
 }
 
 // File is one file of the scaffold.
@@ -46,6 +55,9 @@ func Project(d Data) ([]File, error) {
 	err := fs.WalkDir(project, "project", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
+		}
+		if want, ok := optional[p]; ok && !want(d) {
+			return nil
 		}
 		src, err := project.ReadFile(p)
 		if err != nil {

@@ -71,3 +71,30 @@ func TestCurlWalkthrough(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectWithOTel: the -otel scaffold adds telemetry.go and the flag,
+// both gofmt-clean; the default scaffold has neither.
+func TestProjectWithOTel(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv", OTel: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var telemetry bool
+		for _, f := range files {
+			if !strings.HasSuffix(f.Path, ".go") {
+				continue
+			}
+			if got, err := format.Source(f.Data); err != nil || !bytes.Equal(got, f.Data) {
+				t.Errorf("otel=%v: %s is not gofmt-clean (%v):\n%s", on, f.Path, err, f.Data)
+			}
+			telemetry = telemetry || f.Path == "telemetry.go"
+			if f.Path == "main.go" && bytes.Contains(f.Data, []byte(`flag.Bool("otel"`)) != on {
+				t.Errorf("otel=%v: main.go:\n%s", on, f.Data)
+			}
+		}
+		if telemetry != on {
+			t.Errorf("otel=%v: telemetry.go present = %v", on, telemetry)
+		}
+	}
+}

@@ -33,6 +33,7 @@ const (
 
 func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var module, authIssuer string
+	var withOTel bool
 	cmd := &cobra.Command{
 		Use:   "init [dir]",
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
@@ -52,7 +53,12 @@ also requires github.com/mcpgen/mcpgen/oauth); the README explains it.
 
 When mcpgen runs from a source checkout (the module is not published), the
 project's go.mod gets a replace directive pointing at that checkout, so the
-project builds offline.`,
+project builds offline.
+
+With --otel the server also gets telemetry.go and a -otel flag: OpenTelemetry
+traces and metrics, exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT
+is set. The project then requires github.com/mcpgen/mcpgen/otel and the
+OpenTelemetry SDK and OTLP/HTTP exporters.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -62,7 +68,7 @@ project builds offline.`,
 			if err := checkIssuer(authIssuer); err != nil {
 				return usageError{err}
 			}
-			if err := scaffoldWith(cmd.Context(), dir, module, authIssuer, stdout, stderr); err != nil {
+			if err := scaffold(cmd.Context(), dir, module, scaffoldOptions{authIssuer: authIssuer, otel: withOTel}, stdout, stderr); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
@@ -70,19 +76,20 @@ project builds offline.`,
 		},
 	}
 	cmd.Flags().StringVar(&authIssuer, "auth", "", "issuer `URL` of an OAuth 2.1 authorization server: the HTTP server then requires its access tokens")
+	cmd.Flags().BoolVar(&withOTel, "otel", false, "add OpenTelemetry traces and metrics behind the server's -otel flag (requires the mcpgen otel module)")
 	cmd.Flags().StringVar(&module, "module", "", "module path for the new go.mod (default: the folder's name); only when dir is outside any module")
 	return cmd
 }
 
-// scaffold writes the template project into dir and pins the generator in
-// the module's go.mod. It checks everything before writing anything.
-func scaffold(ctx context.Context, dir, module string, stdout, stderr io.Writer) error {
-	return scaffoldWith(ctx, dir, module, "", stdout, stderr)
+// scaffoldOptions are what init adds to the plain project.
+type scaffoldOptions struct {
+	authIssuer string // --auth: an OAuth 2.1 resource server for this issuer (init_auth.go)
+	otel       bool   // --otel: OpenTelemetry behind the server's -otel flag
 }
 
-// scaffoldWith is scaffold with authorization switched on when authIssuer
-// is set (init_auth.go).
-func scaffoldWith(ctx context.Context, dir, module, authIssuer string, stdout, stderr io.Writer) error {
+// scaffold writes the template project into dir and pins the generator in
+// the module's go.mod. It checks everything before writing anything.
+func scaffold(ctx context.Context, dir, module string, opt scaffoldOptions, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -121,7 +128,7 @@ func scaffoldWith(ctx context.Context, dir, module, authIssuer string, stdout, s
 		}
 	}
 
-	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, AuthIssuer: authIssuer})
+	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, AuthIssuer: opt.authIssuer, OTel: opt.otel})
 	if err != nil {
 		return err
 	}
@@ -168,9 +175,14 @@ func scaffoldWith(ctx context.Context, dir, module, authIssuer string, stdout, s
 	if err := pinGenerator(ctx, moduleRoot, stdout, stderr); err != nil {
 		return fmt.Errorf("the files are written, but pinning the generator in go.mod failed: %w", err)
 	}
-	if authIssuer != "" {
+	if opt.authIssuer != "" {
 		if err := pinOAuth(ctx, moduleRoot, stdout, stderr); err != nil {
 			return fmt.Errorf("the files are written, but requiring %s in go.mod failed: %w", oauthModule, err)
+		}
+	}
+	if opt.otel {
+		if err := requireOTel(ctx, moduleRoot, importPath, stdout, stderr); err != nil {
+			return fmt.Errorf("the files are written, but adding the otel module to go.mod failed: %w", err)
 		}
 	}
 	return nil

@@ -330,7 +330,7 @@ var benchLine = regexp.MustCompile(`^Benchmark(W\d)/impl=(\w+)(?:-\d+)?\s+\d+\s+
 
 // goBenchmarks runs the in-process benchmarks pinned to the server's core.
 func goBenchmarks(ctx context.Context, pin map[string][]string, st settings) (map[string]map[string]benchResult, error) {
-	cmd := command(ctx, pin, "server", "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", st.BenchTime, "./impl")
+	cmd := command(ctx, pin, "server", "go", "test", "-run", "^$", "-bench", "^BenchmarkW", "-benchmem", "-benchtime", st.BenchTime, "./impl")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, tail(out))
