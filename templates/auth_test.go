@@ -38,3 +38,25 @@ func TestProjectWithAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectWithAuthAndOTel: both options together render one main.go that
+// is a resource server with telemetry behind -otel.
+func TestProjectWithAuthAndOTel(t *testing.T) {
+	files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv", AuthIssuer: "https://auth.example.com", OTel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path != "main.go" {
+			continue
+		}
+		if got, err := format.Source(f.Data); err != nil || !bytes.Equal(got, f.Data) {
+			t.Errorf("main.go is not gofmt-clean (%v):\n%s", err, f.Data)
+		}
+		for _, want := range []string{"opts.Auth = &runtime.Auth{", `flag.Bool("otel"`, "opts.Interceptors = append(opts.Interceptors, telemetry)"} {
+			if !bytes.Contains(f.Data, []byte(want)) {
+				t.Errorf("main.go lacks %s", want)
+			}
+		}
+	}
+}
