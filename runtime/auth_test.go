@@ -255,3 +255,30 @@ func TestAuthStdioUnaffected(t *testing.T) {
 		t.Errorf("stdio call: %s", out.String())
 	}
 }
+
+// TestInterceptorsSeeThePrincipal: an incoming interceptor knows who the
+// request's token speaks for.
+func TestInterceptorsSeeThePrincipal(t *testing.T) {
+	opts := authOptions("http://127.0.0.1:1/mcp")
+	seen := make(chan string, 4)
+	opts.Interceptors = []Interceptor{{Incoming: func(next IncomingFunc) IncomingFunc {
+		return func(ctx context.Context, req *IncomingRequest) *Response {
+			if req.Principal != nil {
+				seen <- req.Method + " " + req.Principal.Subject
+			}
+			return next(ctx, req)
+		}
+	}}}
+	_, ts := legacyServer(t, opts, whoTool("read", "mcp:read"))
+	c := newClient(t, ts)
+	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, bearer("alice-read"))
+	c.session, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	if got := resultText(t, jsonBody(t, c.post(callBody(1, "read", `{}`), bearer("alice-read")))); got != "alice mcp:read" {
+		t.Fatalf("read: %q", got)
+	}
+	for _, want := range []string{"initialize alice", "tools/call alice"} {
+		if got := <-seen; got != want {
+			t.Errorf("interceptor saw %q, want %q", got, want)
+		}
+	}
+}

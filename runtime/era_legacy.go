@@ -105,12 +105,19 @@ func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message)
 }
 
 // frameLegacy encodes a legacy response: the result as the method returned it.
+// Only a server-side status (503 while shutting down, 500) travels with it:
+// a session's JSON-RPC errors are 200, which the legacy SDKs read as
+// errors, where a 4xx would be a transport failure to them.
 func (s *Server) frameLegacy(id json.RawMessage, o outcome) frame {
 	b, err := encodeFramed(id, o, nil)
 	if err != nil {
 		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
 	}
-	return frame{data: b, status: o.status}
+	status := o.status
+	if status < 500 {
+		status = 0
+	}
+	return frame{data: b, status: status}
 }
 
 // valuesFrom is a context with the lifetime of its embedded one and, besides

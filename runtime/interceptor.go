@@ -60,8 +60,11 @@ type IncomingRequest struct {
 	Transport string
 	// HTTP is the HTTP request that carried the message (headers, remote
 	// address, and the context values HTTP middleware set, such as an
-	// authenticated principal); nil over stdio. Do not read its body.
+	// authentication middleware of your own); nil over stdio. Do not read its body.
 	HTTP *http.Request
+	// Principal is who the request's access token speaks for, when the
+	// server runs with Options.Auth (nil otherwise, and over stdio).
+	Principal *Principal
 
 	rq *request
 	s  *Server

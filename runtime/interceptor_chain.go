@@ -72,7 +72,8 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 
 // intercepted serves rq through the incoming chain.
 func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
-	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio"}
+	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio",
+		Principal: PrincipalFromContext(ctx)}
 	if rq.msg != nil {
 		req.Params = rq.msg.Params
 	}
