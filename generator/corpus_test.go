@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -41,10 +42,12 @@ func TestCorpus(t *testing.T) {
 	if err != nil || len(names) < 12 {
 		t.Fatalf("only %d snapshots in %s (%v)", len(names), corpusRoot, err)
 	}
-	var servers []*corpusServer
-	var diags strings.Builder
-	total := 0
-	for _, name := range names {
+	// Generation is pure, so the snapshots are generated side by side.
+	servers := make([]*corpusServer, len(names))
+	results := make([]*Result, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -63,15 +66,24 @@ func TestCorpus(t *testing.T) {
 		if snap.Result != nil {
 			s.tools = snap.Result.Tools
 		}
+		servers[i] = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = Generate(Config{Package: s.pkg, Inputs: []InputFile{{Path: s.file, Data: data}}})
+		}()
+	}
+	wg.Wait()
+	var diags strings.Builder
+	total := 0
+	for i, s := range servers {
 		total += len(s.tools)
-		res, err := Generate(Config{Package: s.pkg, Inputs: []InputFile{{Path: s.file, Data: data}}})
-		if err != nil {
-			t.Errorf("%s does not generate unedited:\n%v", s.file, err)
+		if errs[i] != nil {
+			t.Errorf("%s does not generate unedited:\n%v", s.file, errs[i])
 			continue
 		}
-		diags.WriteString(res.Diagnostics.String())
-		s.files = res.Files
-		servers = append(servers, s)
+		diags.WriteString(results[i].Diagnostics.String())
+		s.files = results[i].Files
 	}
 	if total < 300 {
 		t.Errorf("the corpus holds only %d tools", total)

@@ -51,6 +51,17 @@
 // Warnings (a schema that becomes json.RawMessage, say) use the same form with
 // "warning:" before the message.
 //
+// # Types
+//
+// Required properties are values, optional ones pointers (or values when
+// they have a default, applied when decoding), optional ones that allow null
+// runtime.Optional[T] (absent, null and a value told apart). Enums are typed
+// constants. A oneOf/anyOf whose object branches carry a const or enum tag is
+// a discriminated sum type; one without a tag is a sum type of the same shape
+// when its branches differ in JSON kind or, among objects, in a key only one
+// requires (types_choice.go). What stays ambiguous is json.RawMessage, with
+// a warning that says why.
+//
 // # Names and overrides
 //
 // Go names come from the JSON names (userId -> UserID, delete_file ->

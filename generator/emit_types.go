@@ -2,6 +2,8 @@ package generator
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -22,8 +24,22 @@ const commentWidth = 92
 func comment(lines ...string) jen.Code {
 	s := jen.Null()
 	var wrapped []string
+	inList := false
 	for _, l := range lines {
-		wrapped = append(wrapped, wrapLine(l, commentWidth)...)
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		switch {
+		case listItemRE.MatchString(l):
+			inList = true
+			wrapped = append(wrapped, wrapLine(l, commentWidth)...)
+		case inList && indent > 0:
+			// The text of a list item, continued on its own indented line.
+			for _, w := range wrapLine(strings.TrimLeft(l, " "), commentWidth-indent) {
+				wrapped = append(wrapped, strings.Repeat(" ", indent)+w)
+			}
+		default:
+			inList = false
+			wrapped = append(wrapped, wrapLine(l, commentWidth)...)
+		}
 	}
 	for i, l := range wrapped {
 		if i > 0 {
@@ -38,24 +54,38 @@ func comment(lines ...string) jen.Code {
 	return s
 }
 
+// listItemRE matches a list item of a description: its indentation and
+// marker ("- ", "* ", "1. ").
+var listItemRE = regexp.MustCompile(`^( *)([-*+]|[0-9]{1,3}[.)]) `)
+
 // wrapLine breaks a line of text at spaces so that no piece is longer than
-// width runes, unless a single word is. Indented lines (code blocks and lists
-// in a doc comment) are kept whole.
+// width runes, unless a single word is. A list item's continuation lines are
+// indented under its text, which keeps it one item in a doc comment; other
+// indented lines (code blocks) are kept whole.
 func wrapLine(l string, width int) []string {
-	if utf8.RuneCountInString(l) <= width || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+	if utf8.RuneCountInString(l) <= width || strings.HasPrefix(l, "\t") {
+		return []string{l}
+	}
+	lead, cont := "", ""
+	if m := listItemRE.FindStringSubmatch(l); m != nil {
+		lead = m[0]
+		cont = strings.Repeat(" ", len(m[1])+len(m[2])+1)
+	} else if strings.HasPrefix(l, " ") {
 		return []string{l}
 	}
 	var out []string
 	var cur strings.Builder
-	n := 0
-	for _, w := range linkWords(strings.Fields(l)) {
+	cur.WriteString(lead)
+	n, start := utf8.RuneCountInString(lead), utf8.RuneCountInString(lead)
+	for _, w := range linkWords(strings.Fields(l[len(lead):])) {
 		wn := utf8.RuneCountInString(w)
-		if n > 0 && n+1+wn > width {
+		if n > start && n+1+wn > width {
 			out = append(out, cur.String())
 			cur.Reset()
-			n = 0
+			cur.WriteString(cont)
+			n, start = len(cont), len(cont)
 		}
-		if n > 0 {
+		if n > start {
 			cur.WriteByte(' ')
 			n++
 		}
@@ -377,12 +407,9 @@ func emitChoice(f *jen.File, d *choiceDecl) {
 	}
 	var kinds []string
 	for _, c := range d.fields {
-		if c.key == "" {
+		if !slices.Contains(kinds, c.kind) {
 			kinds = append(kinds, c.kind)
 		}
-	}
-	if len(keyed) > 0 {
-		kinds = append(kinds, "object")
 	}
 	firstByte := map[string][]jen.Code{
 		"string": {jen.LitRune('"')}, "boolean": {jen.LitRune('t'), jen.LitRune('f')},

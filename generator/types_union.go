@@ -45,6 +45,11 @@ func (b *typeBuilder) alternatives(n *jsontree.Node, key string, alts *jsontree.
 	if t, ok := b.union(n, nonNull, name); ok {
 		return t, len(nonNull) < len(alts.Elems), true
 	}
+	if constraintsOnly(nonNull) {
+		// {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]} beside
+		// properties only constrains them: the caller ignores it.
+		return nil, false, false
+	}
 	t, why, ok := b.choice(n, nonNull, name)
 	if !ok {
 		b.whyNot = why

@@ -19,7 +19,7 @@ import (
 
 // The round trips every client makes, in this order, with the same
 // expectations as clients/scenario.mjs for the TypeScript SDKs.
-var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent"}
+var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent", "features"}
 
 const (
 	simpleText  = "This is a simple text response for testing."
@@ -37,6 +37,10 @@ type toolResult struct {
 type session interface {
 	// callTool calls a tool; a non-empty progressToken goes into _meta.
 	callTool(ctx context.Context, name string, args map[string]any, progressToken string) (*toolResult, error)
+	// features lists, gets, reads and completes the prompts, resources and
+	// template of the server (features_test.go) through the SDK's own
+	// methods, and returns what it saw.
+	features(ctx context.Context, obs *observed) (string, error)
 }
 
 // observed is what the client's handlers saw the server ask for.
@@ -192,6 +196,8 @@ func failAll(t *testing.T, r *row, err error) {
 
 func runCheck(ctx context.Context, name string, s session, obs *observed, tap *wireTap) (string, error) {
 	switch name {
+	case "features":
+		return s.features(ctx, obs)
 	case "elicitation":
 		mark := tap.mark()
 		res, err := s.callTool(ctx, "test_elicitation", map[string]any{"message": "interop: please fill in this form"}, "")

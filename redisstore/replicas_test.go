@@ -439,3 +439,46 @@ func TestIdleOnOneReplicaIsNotIdleEverywhere(t *testing.T) {
 		time.Sleep(2 * idle) // no request for longer than the idle timeout
 	}
 }
+
+// TestChangesReachTheGETStreamOnAnotherReplica: the client subscribes to a
+// resource through one replica and holds its GET stream on a second; a
+// change announced on the third reaches that stream (the update only for
+// the subscribed URI), carried by the session bus.
+func TestChangesReachTheGETStreamOnAnotherReplica(t *testing.T) {
+	rs, c, ctx := threeReplicas(t, 30*time.Second)
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := openGET(ctx, s, rs[1].url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	if m, _, err := s.rpc(ctx, rs[2].url, "resources/subscribe", map[string]any{"uri": "replica://doc"}); err != nil || m.Error != nil {
+		t.Fatalf("resources/subscribe on replica 2: %v %+v", err, m)
+	}
+	for _, uri := range []string{"replica://other", "replica://doc"} {
+		if m, _, err := s.rpc(ctx, rs[0].url, "tools/call", map[string]any{"name": "touch", "arguments": map[string]any{"uri": uri}}); err != nil || m.Error != nil {
+			t.Fatalf("touch on replica 0: %v %+v", err, m)
+		}
+	}
+	// In order on the GET stream: the list change of the first touch, then
+	// the update and list change of the second; replica://other never.
+	want := []string{"notifications/resources/list_changed", `notifications/resources/updated {"uri":"replica://doc"}`, "notifications/resources/list_changed"}
+	var got []string
+	err = readMessages(get, func(m *msg) (bool, error) {
+		if m.Method == "" || m.Method == "ping" {
+			return false, nil
+		}
+		g := m.Method
+		if m.Method == "notifications/resources/updated" {
+			g += " " + string(m.Params)
+		}
+		got = append(got, g)
+		return len(got) == len(want), nil
+	})
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("GET stream on replica 1: %v\n got %q\nwant %q", err, got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // errStreamFinished: the stream carried its last response (or its session
@@ -33,6 +34,14 @@ type backpressureWait struct {
 	refusing bool          // no more requests or notifications, only final responses
 	room     chan struct{} // closed when room frees or the stream finishes; nil when nobody waits
 	avail    chan struct{} // closed when a frame arrives or the stream finishes; nil when nobody waits
+
+	onWait func(context.Context, time.Duration) // told how long a push waited for room; nil when nobody observes
+}
+
+// observed makes b report its waits to onWait (nil: nobody).
+func (b *backpressureWait) observed(onWait func(context.Context, time.Duration)) *backpressureWait {
+	b.onWait = onWait
+	return b
 }
 
 func newBackpressureWait(size int) *backpressureWait {
@@ -65,10 +74,19 @@ func (b *backpressureWait) push(ctx context.Context, f frame) error {
 		}
 		room := b.room
 		b.mu.Unlock()
+		var start time.Time
+		if b.onWait != nil {
+			start = time.Now()
+		}
 		select {
 		case <-room:
 		case <-ctx.Done():
-			return ctx.Err()
+		}
+		if b.onWait != nil {
+			b.onWait(ctx, time.Since(start))
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 }

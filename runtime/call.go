@@ -70,7 +70,9 @@ type Call struct {
 	extra []Content      // blocks added with AddContent
 	state []byte         // handler state carried across 2026-07-28 rounds
 
-	principal *Principal // who the request's token speaks for; nil unauthenticated
+	icpt      *interceptors    // the outgoing chain (interceptor_chain.go); nil without interceptors
+	parent    *IncomingRequest // the request whose handler this is, for the chain
+	principal *Principal       // who the request's token speaks for; nil unauthenticated
 }
 
 // Principal is who the request's access token speaks for (subject, scopes,
@@ -160,7 +162,7 @@ func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url strin
 }
 
 func (c *Call) ask(ctx context.Context, key string, params any) (*elicitResult, error) {
-	raw, err := c.peer.request(ctx, key, "elicitation/create", params)
+	raw, err := c.request(ctx, key, "elicitation/create", params)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +187,7 @@ func (c *Call) CreateMessage(ctx context.Context, req *SamplingRequest) (*Sampli
 	if c.peer.capabilities().Sampling == nil {
 		return nil, &CapabilityError{Capability: "sampling", detail: "sampling"}
 	}
-	raw, err := c.peer.request(ctx, c.key("sampling"), "sampling/createMessage", req)
+	raw, err := c.request(ctx, c.key("sampling"), "sampling/createMessage", req)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +203,7 @@ func (c *Call) ListRoots(ctx context.Context) ([]Root, error) {
 	if c.peer.capabilities().Roots == nil {
 		return nil, &CapabilityError{Capability: "roots", detail: "roots"}
 	}
-	raw, err := c.peer.request(ctx, c.key("roots"), "roots/list", struct{}{})
+	raw, err := c.request(ctx, c.key("roots"), "roots/list", struct{}{})
 	if err != nil {
 		return nil, err
 	}

@@ -41,21 +41,33 @@ type AudioContent struct {
 
 // ResourceLink points at a resource the client may read.
 type ResourceLink struct {
-	URI         string       `json:"uri"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MIMEType    string       `json:"mimeType,omitempty"`
-	Size        *int64       `json:"size,omitempty"`
-	Annotations *Annotations `json:"annotations,omitempty"`
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	Size        *int64          `json:"size,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Icons       []Icon          `json:"icons,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// ResourceContents is the body of an embedded resource: Text or Blob.
+// Icon is an icon a client may show for a resource (2025-11-25 and later).
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"` // "light" or "dark"
+}
+
+// ResourceContents is the body of a resource (resources/read, embedded
+// resources): Text or Blob.
 type ResourceContents struct {
-	URI      string `json:"uri"`
-	MIMEType string `json:"mimeType,omitempty"`
-	Text     string `json:"text,omitempty"`
-	Blob     []byte `json:"blob,omitempty"`
+	URI      string          `json:"uri"`
+	MIMEType string          `json:"mimeType,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Blob     []byte          `json:"blob,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
 // EmbeddedResource carries a resource's contents inline.
@@ -113,11 +125,12 @@ func typed(c Content, fields any) ([]byte, error) {
 // MarshalJSON sends Blob as base64 and omits whichever of text/blob is unset.
 func (r ResourceContents) MarshalJSON() ([]byte, error) {
 	out := struct {
-		URI      string  `json:"uri"`
-		MIMEType string  `json:"mimeType,omitempty"`
-		Text     *string `json:"text,omitempty"`
-		Blob     *string `json:"blob,omitempty"`
-	}{URI: r.URI, MIMEType: r.MIMEType}
+		URI      string          `json:"uri"`
+		MIMEType string          `json:"mimeType,omitempty"`
+		Text     *string         `json:"text,omitempty"`
+		Blob     *string         `json:"blob,omitempty"`
+		Meta     json.RawMessage `json:"_meta,omitempty"`
+	}{URI: r.URI, MIMEType: r.MIMEType, Meta: r.Meta}
 	if r.Blob != nil {
 		b := base64.StdEncoding.EncodeToString(r.Blob)
 		out.Blob = &b

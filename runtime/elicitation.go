@@ -35,6 +35,7 @@ type compiledForm struct {
 	// bits of the properties that have a default.
 	flat         *flatSchema
 	withDefaults uint64
+	keys         *keyShape // the form's names, for an exact decode
 }
 
 // form compiles the requested schema once, whichever server uses it first.
@@ -67,7 +68,7 @@ func (e *Elicitation) form() (*compiledForm, error) {
 				}
 			}
 		}
-		e.compiled = &compiledForm{schema: s, defaults: defaults, flat: compileFlat(e.RequestedSchema)}
+		e.compiled = &compiledForm{schema: s, defaults: defaults, flat: compileFlat(e.RequestedSchema), keys: compileKeyShape(e.RequestedSchema)}
 		if f := e.compiled.flat; f != nil {
 			for k := range defaults {
 				if p := f.props[k]; p != nil {
@@ -113,6 +114,7 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	if err := f.schema.Validate(obj); err != nil {
 		return fmt.Errorf("%w: elicitation %q: %v", ErrInvalidAnswer, e.Name, err)
 	}
+	f.keys.strip(obj) // what dst gets is what was validated
 	if dst == nil {
 		return nil
 	}

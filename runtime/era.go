@@ -22,6 +22,8 @@ type request struct {
 	// to the legacy era; it is nil in 2026-07-28 and for an initialize over
 	// HTTP, which has no session yet.
 	sess *session
+	// info is the request as interceptors see it; nil without interceptors.
+	info *IncomingRequest
 }
 
 // era is what differs between the protocol generations, as a method needs
@@ -40,6 +42,8 @@ type era interface {
 	// handler's own (a malformed answer, or questions the client must answer
 	// first), or false to let the handler's return stand.
 	closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool)
+	// resourceNotFound is the error of a resources/read of an unknown URI.
+	resourceNotFound(uri string) *Error
 }
 
 // eraKind names an era in the method table.

@@ -37,6 +37,12 @@ func (x *legacyExchange) closeRound(*request, string, json.RawMessage, *Call, er
 	return outcome{}, false
 }
 
+// resourceNotFound is -32002, the code of 2025-03-26 to 2025-11-25, with the
+// URI in data as their example shows.
+func (x *legacyExchange) resourceNotFound(uri string) *Error {
+	return &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+}
+
 // notify sends a notification related to the request through the
 // requestScopedSender.
 func (x *legacyExchange) notify(ctx context.Context, method string, params any) error {

@@ -95,6 +95,11 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 	}{open, token}}, true
 }
 
+// resourceNotFound is -32602 with the URI in data (SEP-2164).
+func (x *modernExchange) resourceNotFound(uri string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": uri}}
+}
+
 // digestOf computes argsDigest(args) once per request.
 func (x *modernExchange) digestOf(rq *request, args json.RawMessage) *Error {
 	if x.digest != "" {

@@ -43,6 +43,9 @@ const (
 	CodeHeaderMismatch     = -32020
 	CodeMissingCapability  = -32021
 	CodeUnsupportedVersion = -32022
+	// CodeResourceNotFound answers resources/read of an unknown URI in
+	// 2025-03-26 to 2025-11-25 (2026-07-28 uses -32602, SEP-2164).
+	CodeResourceNotFound = -32002
 	// Implementation-defined codes (-32000..-32019) for answers the client
 	// POSTs to server-to-client requests.
 	CodeRequestExpired    = -32001 // the wait for this ID ended (timeout, cancel); the answer came too late

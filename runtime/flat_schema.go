@@ -16,6 +16,7 @@ import (
 // validation, which also writes the error message.
 type flatSchema struct {
 	props    map[string]*flatProp
+	names    [][]byte // the declared names, to spot a key that is one in another case
 	required uint64
 	closed   bool // additionalProperties: false
 }
@@ -70,6 +71,7 @@ func compileFlat(schema []byte) *flatSchema {
 				p.bit = 1 << n
 				n++
 				f.props[name] = p
+				f.names = append(f.names, []byte(name))
 			}
 		default:
 			return nil
@@ -146,6 +148,13 @@ func (f *flatSchema) scan(args []byte) (bool, uint64) {
 	ok := eachMember(args, func(key, v []byte) bool {
 		p := f.props[string(key)]
 		if p == nil {
+			// An extra key, unless it is a declared name in another case
+			// (see keyShape): then the slow path removes it.
+			for _, n := range f.names {
+				if bytes.EqualFold(n, key) {
+					return false
+				}
+			}
 			return !f.closed
 		}
 		seen |= p.bit

@@ -99,6 +99,10 @@ func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64
 		tick = t.C
 	}
 	defer st.detach(gen)
+	if s.observing() {
+		s.streamEvent(ctx, StreamOpened, "sse", st.sess, "http")
+		defer s.streamEvent(ctx, StreamClosed, "sse", st.sess, "http")
+	}
 	for {
 		f, ok, wait := st.q.pop()
 		if ok && f.data == nil {

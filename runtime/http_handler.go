@@ -40,6 +40,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	r = s.withHTTPRequest(r)
 	switch r.Method {
 	case http.MethodPost:
 		s.servePOST(w, r)

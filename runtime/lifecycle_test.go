@@ -46,7 +46,8 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 	if err := json.Unmarshal(m.Result, &r); err != nil {
 		t.Fatal(err)
 	}
-	if string(r.Capabilities["tools"]) != `{"listChanged":true}` || r.Capabilities["logging"] == nil {
+	// Capabilities follow registration: no tools, no prompts, no resources.
+	if len(r.Capabilities) != 1 || r.Capabilities["logging"] == nil {
 		t.Errorf("capabilities %s", m.Result)
 	}
 	if r.ServerInfo.Name != "srv" || r.ServerInfo.Version != "1.2.3" {

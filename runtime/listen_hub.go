@@ -1,10 +1,14 @@
 package runtime
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // subscriptionFilter is the notifications a subscriptions/listen request
-// opts in to. This server honours toolsListChanged; it has no prompts or
-// resources, so it leaves the other kinds out of its acknowledgement.
+// opts in to. The server honours the kinds it has registered something
+// for (tools, prompts, resources) and leaves the others out of its
+// acknowledgement.
 type subscriptionFilter struct {
 	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
@@ -23,7 +27,46 @@ type listenHub struct {
 // listenStream is one open subscriptions/listen stream.
 type listenStream struct {
 	filter subscriptionFilter
-	events chan string // notification methods; a buffer of one coalesces repeats
+	wake   chan struct{} // a buffer of one: pending has something
+
+	mu sync.Mutex
+	// pending are the events not yet sent, each once: at most the three
+	// list kinds plus the subscribed URIs, so the filter bounds it.
+	pending []listenEvent
+}
+
+// listenEvent is one change a listen stream may announce.
+type listenEvent struct {
+	method string
+	uri    string // notifications/resources/updated only
+}
+
+func newListenStream(f subscriptionFilter) *listenStream {
+	return &listenStream{filter: f, wake: make(chan struct{}, 1)}
+}
+
+// offer queues ev unless it is already pending: a list_changed says only
+// "fetch the list again", an update "read it again", so one still queued
+// covers a second one and nothing is lost by coalescing.
+func (l *listenStream) offer(ev listenEvent) {
+	l.mu.Lock()
+	if !slices.Contains(l.pending, ev) {
+		l.pending = append(l.pending, ev)
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the pending events and forgets them.
+func (l *listenStream) take() []listenEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	evs := l.pending
+	l.pending = nil
+	return evs
 }
 
 func newListenHub() *listenHub {
@@ -42,31 +85,33 @@ func (h *listenHub) remove(l *listenStream) {
 	delete(h.subs, l)
 }
 
-// publish tells every stream whose filter wants it that method happened. A
-// list_changed notification says only "fetch the list again", so one still
-// queued covers a second one: nothing is lost by coalescing.
-func (h *listenHub) publish(method string, wants func(subscriptionFilter) bool) {
+// publish offers ev to every stream whose filter wants it.
+func (h *listenHub) publish(ev listenEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for l := range h.subs {
-		if !wants(l.filter) {
-			continue
-		}
-		select {
-		case l.events <- method:
-		default: // the same notification is already pending
+		if l.filter.wants(ev) {
+			l.offer(ev)
 		}
 	}
 }
 
-func (h *listenHub) shutdown() { h.once.Do(func() { close(h.closed) }) }
-
-// notifyModernToolListChanged sends notifications/tools/list_changed to every
-// subscriptions/listen stream that asked for it. NotifyToolListChanged calls
-// it after notifying the legacy sessions.
-func (s *Server) notifyModernToolListChanged() {
-	s.listeners.publish("notifications/tools/list_changed", func(f subscriptionFilter) bool { return f.ToolsListChanged })
+// wants reports whether a stream with filter f asked for ev.
+func (f subscriptionFilter) wants(ev listenEvent) bool {
+	switch ev.method {
+	case methodToolsListChanged:
+		return f.ToolsListChanged
+	case methodPromptsListChanged:
+		return f.PromptsListChanged
+	case methodResourcesListChanged:
+		return f.ResourcesListChanged
+	case methodResourceUpdated:
+		return slices.Contains(f.ResourceSubscriptions, ev.uri)
+	}
+	return false
 }
+
+func (h *listenHub) shutdown() { h.once.Do(func() { close(h.closed) }) }
 
 // shutdownModern ends every subscriptions/listen stream with its final
 // result, so that a graceful shutdown can drain them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -25,12 +26,19 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}
 	}
-	honoured := subscriptionFilter{ToolsListChanged: filter.ToolsListChanged}
+	honoured, e := s.honour(filter)
+	if e != nil {
+		return failure(e)
+	}
 	tag := map[string]json.RawMessage{metaSubscriptionID: rq.id}
 
-	l := &listenStream{filter: honoured, events: make(chan string, 1)}
+	l := newListenStream(honoured)
 	s.listeners.add(l)
 	defer s.listeners.remove(l)
+	if s.observing() {
+		s.streamEvent(ctx, StreamOpened, "listen", nil, transportOf(ctx))
+		defer s.streamEvent(ctx, StreamClosed, "listen", nil, transportOf(ctx))
+	}
 
 	ack := struct {
 		Notifications subscriptionFilter         `json:"notifications"`
@@ -47,11 +55,14 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 			return outcome{none: true}
 		case <-s.listeners.closed:
 			return outcome{result: json.RawMessage("{}"), meta: tag}
-		case method := <-l.events:
-			if err := rq.out.notify(ctx, method, struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}{tag}); err != nil {
-				return outcome{none: true}
+		case <-l.wake:
+			for _, ev := range l.take() {
+				if err := rq.out.notify(ctx, ev.method, struct {
+					Meta map[string]json.RawMessage `json:"_meta"`
+					URI  string                     `json:"uri,omitempty"`
+				}{tag, ev.uri}); err != nil {
+					return outcome{none: true}
+				}
 			}
 		case <-keepAlive.C:
 			if err := rq.out.keepAlive(); err != nil {
@@ -59,4 +70,26 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 			}
 		}
 	}
+}
+
+// honour is the part of filter this server serves: the kinds it has
+// registered something for. More than maxSubscriptions resource URIs is
+// -32602.
+func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
+	s.mu.RLock()
+	tools := len(s.tools) > 0
+	s.mu.RUnlock()
+	resources := s.features.hasResources()
+	h := subscriptionFilter{
+		ToolsListChanged:     filter.ToolsListChanged && tools,
+		PromptsListChanged:   filter.PromptsListChanged && s.features.hasPrompts(),
+		ResourcesListChanged: filter.ResourcesListChanged && resources,
+	}
+	if resources && len(filter.ResourceSubscriptions) > 0 {
+		if len(filter.ResourceSubscriptions) > maxSubscriptions {
+			return h, NewError(CodeInvalidParams, "subscriptions/listen: more than %d resourceSubscriptions", maxSubscriptions)
+		}
+		h.ResourceSubscriptions = slices.Compact(slices.Clone(filter.ResourceSubscriptions))
+	}
+	return h, nil
 }

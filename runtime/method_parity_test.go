@@ -72,21 +72,26 @@ func TestMethodParity(t *testing.T) {
 
 	transports := parityTransports(t, tools)
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var first, firstName string
-			for i, tr := range transports {
-				m := tr.send(t, 100+i, tc.method, tc.params)
-				got := parityOutcome(t, m)
-				if want := tc.want; (want == "result") != (m.Error == nil) || (m.Error != nil && fmt.Sprint(m.Error.Code) != want) {
-					t.Errorf("%s: got %s, want %s", tr.name, got, want)
-				}
-				if i == 0 {
-					first, firstName = got, tr.name
-				} else if got != first {
-					t.Errorf("%s and %s differ:\n%s: %s\n%s: %s", firstName, tr.name, firstName, first, tr.name, got)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkParity(t, transports, tc.method, tc.params, tc.want) })
+	}
+}
+
+// checkParity sends one request over every transport: each must answer
+// want ("result" or an error code), all of them the same.
+func checkParity(t *testing.T, transports []parityTransport, method string, params map[string]any, want string) {
+	t.Helper()
+	var first, firstName string
+	for i, tr := range transports {
+		m := tr.send(t, 100+i, method, params)
+		got := parityOutcome(t, m)
+		if (want == "result") != (m.Error == nil) || (m.Error != nil && fmt.Sprint(m.Error.Code) != want) {
+			t.Errorf("%s: got %s, want %s", tr.name, got, want)
+		}
+		if i == 0 {
+			first, firstName = got, tr.name
+		} else if got != first {
+			t.Errorf("%s and %s differ:\n%s: %s\n%s: %s", firstName, tr.name, firstName, first, tr.name, got)
+		}
 	}
 }
 
@@ -109,11 +114,24 @@ func parityOutcome(t *testing.T, m rpc) string {
 	return "result " + string(b)
 }
 
-func parityTransports(t *testing.T, tools []Tool) []parityTransport {
+// parityTransports are the four era/transport pairs, each with its own
+// server holding tools and whatever register adds.
+func parityTransports(t *testing.T, tools []Tool, register ...func(*testing.T, *Server)) []parityTransport {
+	return parityTransportsWith(t, Options{}, tools, register...)
+}
+
+// parityTransportsWith is parityTransports with servers made from opts.
+func parityTransportsWith(t *testing.T, opts Options, tools []Tool, register ...func(*testing.T, *Server)) []parityTransport {
+	setup := func(s *Server) {
+		for _, r := range register {
+			r(t, s)
+		}
+	}
 	// Clients of every transport declare no capability, so a tool that needs
 	// one fails the same way everywhere.
 	legacyHTTP := func() parityTransport {
-		_, ts := legacyServer(t, Options{}, tools...)
+		s, ts := legacyServer(t, opts, tools...)
+		setup(s)
 		c := newClient(t, ts)
 		c.initialize(Version20251125, `{}`)
 		return parityTransport{"legacy HTTP", func(t *testing.T, id int, method string, params map[string]any) rpc {
@@ -121,7 +139,13 @@ func parityTransports(t *testing.T, tools []Tool) []parityTransport {
 		}}
 	}
 	modernHTTP := func() parityTransport {
-		s := newTestServer(t, tools...)
+		s := NewServer(opts)
+		for _, tool := range tools {
+			if err := s.AddTool(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setup(s)
 		ts := httptest.NewServer(s)
 		t.Cleanup(ts.Close)
 		return parityTransport{"2026-07-28 HTTP", func(t *testing.T, id int, method string, params map[string]any) rpc {
@@ -132,6 +156,9 @@ func parityTransports(t *testing.T, tools []Tool) []parityTransport {
 			req.Header.Set(headerMethod, method)
 			if name, ok := params["name"].(string); ok {
 				req.Header.Set(headerName, name)
+			}
+			if uri, ok := params["uri"].(string); ok && method == "resources/read" {
+				req.Header.Set(headerName, uri)
 			}
 			resp, err := ts.Client().Do(req)
 			if err != nil {
@@ -147,13 +174,14 @@ func parityTransports(t *testing.T, tools []Tool) []parityTransport {
 		}}
 	}
 	stdio := func(name string, meta map[string]any, initialize bool) parityTransport {
-		s := NewServer(Options{})
+		s := NewServer(opts)
 		t.Cleanup(func() { s.Close() })
 		for _, tool := range tools {
 			if err := s.AddTool(tool); err != nil {
 				t.Fatal(err)
 			}
 		}
+		setup(s)
 		p := startStdio(t, s)
 		if initialize {
 			p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"parity","version":"1"}}}`)

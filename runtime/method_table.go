@@ -17,6 +17,15 @@ var methodTable = map[string]methodEntry{
 	"subscriptions/listen": {modernEra, (*Server).listen},
 	"tools/list":           {everyEra, (*Server).listTools},
 	"tools/call":           {everyEra, (*Server).callTool},
+
+	"prompts/list":             {everyEra, (*Server).listPrompts},
+	"prompts/get":              {everyEra, (*Server).getPrompt},
+	"resources/list":           {everyEra, (*Server).listResources},
+	"resources/templates/list": {everyEra, (*Server).listResourceTemplates},
+	"resources/read":           {everyEra, (*Server).readResource},
+	"resources/subscribe":      {legacyEra, (*Server).subscribeResource},
+	"resources/unsubscribe":    {legacyEra, (*Server).unsubscribeResource},
+	"completion/complete":      {everyEra, (*Server).complete},
 }
 
 // methodEntry is one row of the method table.
@@ -25,11 +34,20 @@ type methodEntry struct {
 	serve func(s *Server, ctx context.Context, rq *request) outcome
 }
 
-// serve runs one request's method. A method the request's era lacks is
+// serve runs one request: through Options.Interceptors when there are any
+// (interceptor_chain.go), which end in serveMethod.
+func (s *Server) serve(ctx context.Context, rq *request) outcome {
+	if s.icpt != nil {
+		return s.intercepted(ctx, rq)
+	}
+	return s.serveMethod(ctx, rq)
+}
+
+// serveMethod runs one request's method. A method the request's era lacks is
 // -32601 (which 2026-07-28 sends with HTTP 404). Every request counts for
 // graceful shutdown while it runs; once the server is draining, new ones
 // are refused.
-func (s *Server) serve(ctx context.Context, rq *request) outcome {
+func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
 	m, ok := methodTable[rq.method]
 	switch {
 	case !ok:

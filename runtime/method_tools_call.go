@@ -43,10 +43,12 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	if res := t.validate(args); res != nil {
+	args, res := t.validate(args)
+	if res != nil {
 		return resultOf(res)
 	}
 	call := newCall(peer, state)
+	call.intercept(s, rq)
 	call.principal = PrincipalFromContext(ctx)
 	res, err := s.runHandler(ctx, t, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
@@ -68,25 +70,32 @@ func (t *registeredTool) checkArguments(raw json.RawMessage) (json.RawMessage, *
 	return raw, nil
 }
 
-// validate checks args against the compiled inputSchema and returns the
-// isError result that tells the model what was wrong, or nil.
-func (t *registeredTool) validate(args json.RawMessage) *ToolResult {
+// validate checks args against the compiled inputSchema and returns them
+// as the handler decodes them (without keys that are declared names in
+// another case, see keyShape), or the isError result that tells the model
+// what was wrong.
+func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolResult) {
 	if t.flat != nil && t.flat.accepts(args) {
-		return nil
+		return args, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(args))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
 	}
 	err := t.input.Validate(v)
 	if err == nil {
-		return nil
+		if t.keys.strip(v) {
+			if args, err = json.Marshal(v); err != nil {
+				return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+			}
+		}
+		return args, nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
 	}
 	var lines []string
 	var walk func(e *jsonschema.ValidationError)
@@ -103,7 +112,7 @@ func (t *registeredTool) validate(args json.RawMessage) *ToolResult {
 		}
 	}
 	walk(ve)
-	return toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(lines, "; ")))
+	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(lines, "; ")))
 }
 
 // runHandler calls the tool's handler, turning a panic into an error.

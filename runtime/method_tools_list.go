@@ -34,7 +34,7 @@ func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 	if page >= len(pages) {
 		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
 	}
-	return outcome{result: json.RawMessage(pages[page]), cache: s.listCache()}
+	return outcome{result: json.RawMessage(pages[page]), cache: s.listCacheOf("tools/list")}
 }
 
 // listCacheTTL is the ttlMs of list results: a subscriptions/listen stream

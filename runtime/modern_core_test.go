@@ -91,9 +91,10 @@ func TestModernDiscover(t *testing.T) {
 	if v, _ := res["supportedVersions"].([]any); !slices.Contains(v, any(Version20260728)) {
 		t.Errorf("supportedVersions = %v", res["supportedVersions"])
 	}
+	// Capabilities follow registration: this server has registered nothing.
 	caps, _ := res["capabilities"].(map[string]any)
-	if tools, _ := caps["tools"].(map[string]any); tools["listChanged"] != true {
-		t.Errorf("capabilities.tools = %v", caps["tools"])
+	if _, ok := caps["logging"]; len(caps) != 1 || !ok {
+		t.Errorf("capabilities = %v", caps)
 	}
 	if res["instructions"] != "Use the tools." {
 		t.Errorf("instructions = %v", res["instructions"])

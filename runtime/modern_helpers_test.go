@@ -206,6 +206,9 @@ func (c *modernClient) send(method string, params map[string]any, opts ...reqOpt
 	if name, ok := params["name"].(string); ok && (method == "tools/call" || method == "prompts/get") {
 		mc.headers.Set(headerName, name)
 	}
+	if uri, ok := params["uri"].(string); ok && method == "resources/read" {
+		mc.headers.Set(headerName, uri)
+	}
 	for _, o := range opts {
 		o(mc)
 	}

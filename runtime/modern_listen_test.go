@@ -37,7 +37,7 @@ func TestModernListen(t *testing.T) {
 	}
 
 	// A tool change made on another POST reaches the tools stream only.
-	s.notifyModernToolListChanged()
+	s.NotifyToolListChanged()
 	n := tools.next(t)
 	if n["method"] != "notifications/tools/list_changed" || jsonOf(n["params"]) != `{"_meta":{"io.modelcontextprotocol/subscriptionId":"listen-tools"}}` {
 		t.Errorf("got %v, want tools/list_changed tagged with the subscription id", n)
@@ -71,7 +71,7 @@ func TestModernListenClientCloses(t *testing.T) {
 	body.Close()
 	// The stream's goroutine must end (leakCheck) and publishing after the
 	// client left must not block.
-	s.notifyModernToolListChanged()
+	s.NotifyToolListChanged()
 }
 
 func TestModernListenNeedsFilter(t *testing.T) {

@@ -124,7 +124,7 @@ func TestModernStdio(t *testing.T) {
 			s.serveModernStdio(lctx, stdioRequest("sub", "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, stdMeta(map[string]any{})), out.send)
 		}()
 		<-out.sent // the acknowledgement
-		s.notifyModernToolListChanged()
+		s.NotifyToolListChanged()
 		select {
 		case <-out.sent:
 		case <-time.After(5 * time.Second):

@@ -18,6 +18,9 @@ type requestParams struct {
 	Arguments      json.RawMessage     // tools/call, prompts/get
 	InputResponses json.RawMessage     // 2026-07-28 retries
 	Notifications  *subscriptionFilter // subscriptions/listen
+	Ref            json.RawMessage     // completion/complete
+	Argument       json.RawMessage     // completion/complete
+	Context        json.RawMessage     // completion/complete
 	RequestID      json.RawMessage     // notifications/cancelled
 	// initialize.
 	ProtocolVersion *string
@@ -34,6 +37,8 @@ type requestParams struct {
 	// and after it are still decoded, so that the era is known and a
 	// 2026-07-28 request reports its header and _meta problems first.
 	err *Error
+	// raw is the params object as sent, for interceptors.
+	raw json.RawMessage
 }
 
 // rawMeta is the params._meta object, each value kept raw.
@@ -43,6 +48,7 @@ type rawMeta map[string]json.RawMessage
 func (m *message) params() *requestParams {
 	if !m.paramsReady {
 		m.paramsReady = true
+		m.decoded.raw = m.Params
 		decodeParams(&m.decoded, m.Params)
 	}
 	return &m.decoded
@@ -93,6 +99,12 @@ func decodeParams(p *requestParams, raw json.RawMessage) {
 			p.Arguments = v
 		case "inputResponses":
 			p.InputResponses = v
+		case "ref":
+			p.Ref = v
+		case "argument":
+			p.Argument = v
+		case "context":
+			p.Context = v
 		case "requestId":
 			p.RequestID = v
 		case "capabilities":

@@ -96,25 +96,10 @@ func (s *Server) Close() error {
 
 // NotifyToolListChanged tells clients that the tool list changed: a
 // notifications/tools/list_changed on the GET stream of every legacy session
-// that has one (a session without one learns nothing, as the spec allows),
-// then the 2026-07-28 listeners.
-func (s *Server) NotifyToolListChanged() {
-	s.mu.Lock()
-	s.listPages = nil
-	s.mu.Unlock()
-	data, _ := encodeRequest(nil, "notifications/tools/list_changed", nil)
-	s.smu.RLock()
-	for _, sess := range s.sessions {
-		sess.mu.Lock()
-		st := sess.standalone
-		sess.mu.Unlock()
-		if st != nil {
-			st.q.tryPush(frame{data: data})
-		}
-	}
-	s.smu.RUnlock()
-	s.notifyModernToolListChanged()
-}
+// that has one (a session without one learns nothing, as the spec allows) or
+// its stdio connection, then the 2026-07-28 listeners; on every replica when
+// Options.Bus is set (change_notifications.go).
+func (s *Server) NotifyToolListChanged() { s.announce(listenEvent{method: methodToolsListChanged}) }
 
 // positive maps a disabled (negative) bound to net/http's "none" (0).
 func positive(d time.Duration) time.Duration { return max(d, 0) }

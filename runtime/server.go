@@ -138,6 +138,11 @@ type Options struct {
 	// Bus carries fallback messages to the replica that holds a session's GET
 	// stream; nil means one process.
 	Bus SessionBus
+
+	// Interceptors wrap every incoming request, every server-to-client
+	// request and observe runtime events, the first outermost (see
+	// Interceptor); nil means none, at no cost.
+	Interceptors []Interceptor
 	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
 	// (auth.go); nil serves without authorization, for loopback only.
 	Auth *Auth
@@ -215,13 +220,17 @@ type Server struct {
 	closing    atomic.Bool
 	janitor    janitor
 
-	serverInfo   json.RawMessage // the Implementation object, encoded once, for every era
-	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
-	sealer       *stateSealer    // seals 2026-07-28 requestState
-	listeners    *listenHub      // open subscriptions/listen streams
-	auth         *authState      // Options.Auth checked; nil without authorization
+	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
+	sealer     *stateSealer    // seals 2026-07-28 requestState
+	listeners  *listenHub      // open subscriptions/listen streams
+
+	features featureRegistry // prompts, resources and resource templates
+	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
+	auth     *authState      // Options.Auth checked; nil without authorization
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
+
+	icpt *interceptors // Options.Interceptors composed; nil when none
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
@@ -233,6 +242,7 @@ type registeredTool struct {
 	input        *jsonschema.Schema
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 	flat         *flatSchema   // the allocation-free fast path of input, or nil
+	keys         *keyShape     // the names input declares, for an exact decode
 }
 
 // NewServer returns a Server with no tools.
@@ -267,6 +277,10 @@ func NewServer(opts Options) *Server {
 	sealer.ttl = opts.RequestStateTTL
 	s.sealer = sealer
 	s.listeners = newListenHub()
+	if opts.Bus != nil {
+		s.followChanges()
+	}
+	s.icpt = newInterceptors(s, opts.Interceptors)
 	if opts.Auth != nil {
 		// A misconfigured resource server must not start serving.
 		if s.auth, err = newAuthState(opts.Auth); err != nil {
@@ -278,7 +292,6 @@ func NewServer(opts Options) *Server {
 		Title   string `json:"title,omitempty"`
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
-	s.capabilities = json.RawMessage(`{"tools":{"listChanged":true},"logging":{}}`)
 	s.listenSignals()
 	return s
 }
@@ -325,7 +338,7 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema)}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema)}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages = nil

@@ -22,6 +22,7 @@ type session struct {
 	cancel func()          // ends ctx with cause ErrSessionNotFound
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
+	openedAt atomic.Int64 // unix nanoseconds of its SessionOpened event; 0 when none is owed a SessionClosed
 
 	mu              sync.Mutex
 	state           SessionState
@@ -105,6 +106,7 @@ func (s *Server) createSession(ctx context.Context, st SessionState) (*session, 
 		return nil, err
 	}
 	s.startJanitor()
+	s.sessionOpened(sess, st.ProtocolVersion)
 	return sess, nil
 }
 
@@ -181,6 +183,7 @@ func (s *Server) endSession(ctx context.Context, sess *session) {
 // close cancels the session's context and finishes its streams.
 func (sess *session) close() {
 	sess.cancel()
+	defer sess.srv.sessionClosed(sess)
 	sess.mu.Lock()
 	sess.closed = true
 	streams := make([]*stream, 0, len(sess.streams)+1)
@@ -248,8 +251,18 @@ func (sess *session) version() string {
 	return sess.state.ProtocolVersion
 }
 
-// update changes the state and saves it.
+// update changes the state and saves it. It starts from the stored state,
+// which another replica may have changed since this one read it (a log
+// level, a resource subscription); a store that cannot be read leaves the
+// local copy to start from.
 func (sess *session) update(ctx context.Context, f func(*SessionState)) error {
+	if !sess.stdio {
+		if stored, err := sess.srv.sessionStore.Load(ctx, sess.id); err == nil && stored.ID == sess.id {
+			sess.mu.Lock()
+			sess.state = stored
+			sess.mu.Unlock()
+		}
+	}
 	sess.mu.Lock()
 	f(&sess.state)
 	st := sess.state

@@ -20,6 +20,9 @@ type SessionState struct {
 	ClientInfo         json.RawMessage `json:"clientInfo,omitempty"`
 	LogLevel           LogLevel        `json:"logLevel,omitempty"`
 	Initialized        bool            `json:"initialized,omitempty"`
+	// Subscriptions are the resource URIs the client subscribed to
+	// (resources/subscribe), in subscription order.
+	Subscriptions []string `json:"subscriptions,omitempty"`
 	// Principal is a digest of the issuer and subject of the token that
 	// created the session; only that principal may use it (auth_session.go).
 	Principal string `json:"principal,omitempty"`

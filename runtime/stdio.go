@@ -33,6 +33,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	out := sess.newStream(0, true, false)
 	out.stdio = true
 	defer s.pending.DeleteSession(context.Background(), sess.id)
+	s.changes.addStdio(sess, out)
+	defer s.changes.removeStdio(sess)
+	defer s.sessionClosed(sess)
 
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- writeLines(w, out) }()
@@ -150,6 +153,7 @@ func (c *stdioConn) reply(id json.RawMessage, e *Error) {
 func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, error) {
 	c.legacy = true
 	sess := c.sess
+	defer c.s.sessionOpened(sess, st.ProtocolVersion)
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.established = true

@@ -47,7 +47,7 @@ func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 	sess.mu.Unlock()
 	return &stream{
 		id: id, sess: sess, sse: sse, standalone: standalone, expect: expect,
-		q: newBackpressureWait(sess.srv.opts.StreamBuffer),
+		q: newBackpressureWait(sess.srv.opts.StreamBuffer).observed(sess.srv.backpressureHook(sess)),
 	}
 }
 

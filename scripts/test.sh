@@ -40,7 +40,7 @@ go_module() { # go_module DIR: vet and test one module under -race
 
 part "gofmt" gofmt_clean
 part "go test (main module)" go_module "$root"
-for mod in interop bench redisstore oauth; do
+for mod in interop bench redisstore otel oauth; do
 	[ -f "$mod/go.mod" ] && part "go test ($mod module)" go_module "$root/$mod"
 done
 part "fuzz targets (10s each)" bash scripts/fuzz.sh

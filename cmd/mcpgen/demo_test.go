@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/templates"
 )
 
 // projectLine extracts the scaffold's folder from the demo's "Its project: DIR (...)" line.
@@ -134,5 +136,22 @@ func TestDemoExit(t *testing.T) {
 	}
 	if _, err := os.Stat(project); !os.IsNotExist(err) {
 		t.Errorf("the demo left its project behind: %s (stat: %v)", project, err)
+	}
+}
+
+// TestReadmeShowsTheDemoWalkthrough: the curl script in README.md is the
+// one `mcpgen demo` prints, so that the bounded, re-runnable version is what
+// people paste.
+func TestReadmeShowsTheDemoWalkthrough(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := templates.Curl("http://127.0.0.1:PORT/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, []byte(script)) {
+		t.Error("README.md's curl walkthrough differs from templates/curl.sh.tmpl; copy the template into the README")
 	}
 }

@@ -28,14 +28,17 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `generate reads JSON inputs (files, or folders of *.json files) and writes one Go
 package into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool and
 mcpgen_<elicitation>_elicitation.go per elicitation. A file holds a tool, an
-array of tools, a tools/list result {"tools": [...]}, or an elicitation
-({"name", "description", "mode": "form"|"url", "message"?, "requestedSchema"}).
+array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
+response holding it), or an elicitation ({"name", "description", "mode":
+"form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
+the order of the input files (folders in name order).
 
 Only files whose bytes change are written; mcpgen files that are no longer
 generated are removed; other files are never touched. When an input is bad,
 every problem is printed as file:LINE:COL: /json/pointer: message and nothing
 is written. With --check nothing is written either: the exit code is 1 and a
-unified diff is printed when the folder differs from what would be generated.`,
+unified diff is printed when the folder differs from what would be generated,
+with the folder it compared with and the command that regenerates it.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("generate needs at least one INPUT (a JSON file or a folder of them)")}

@@ -78,7 +78,11 @@ func newServer(logger *slog.Logger) (*runtime.Server, error) {
 		// (test_reconnection takes 100 ms: the suite's server-sse-polling).
 		StreamAfter: 50 * time.Millisecond,
 	})
-	if err := fixtures.Register(s, newHandler(s)); err != nil {
+	h := newHandler(s)
+	if err := fixtures.Register(s, h); err != nil {
+		return nil, err
+	}
+	if err := registerPromptsAndResources(s, h); err != nil {
 		return nil, err
 	}
 	return s, nil

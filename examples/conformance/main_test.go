@@ -21,7 +21,7 @@ var suiteTools = []string{
 	"test_error_handling", "test_sampling", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_reconnection", "json_schema_2020_12_tool",
 	"test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
-	"test_trigger_tool_change", "test_custom_header",
+	"test_trigger_tool_change", "test_trigger_prompt_change", "test_custom_header",
 	"test_input_required_result_elicitation", "test_input_required_result_sampling",
 	"test_input_required_result_list_roots", "test_input_required_result_request_state",
 	"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",

@@ -1,6 +1,6 @@
 // The round trips every client makes against the conformance example server
-// (elicitation, sampling, progress, plain call, and the first three at once),
-// and what each must see. The Go clients (interop/*_test.go) check the same
+// (elicitation, sampling, progress, plain call, the first three at once, and
+// prompts, resources and completion), and what each must see. The Go clients (interop/*_test.go) check the same
 // things in the same order.
 
 export const SIMPLE_TEXT = 'This is a simple text response for testing.';
@@ -66,7 +66,7 @@ function expectComplete(result) {
 }
 
 export const checks = {
-    order: ['elicitation', 'sampling', 'progress', 'plain', 'concurrent'],
+    order: ['elicitation', 'sampling', 'progress', 'plain', 'concurrent', 'features'],
 
     samplingAnswer: {
         role: 'assistant',
@@ -183,3 +183,37 @@ export function withTimeout(promise, ms, what) {
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+// features: prompts, resources, the resource template and completion, through
+// the SDK's own typed methods; the prompt that elicits is answered the way
+// the SDK answers a tool's question (live in a session, input_required
+// rounds in 2026-07-28).
+checks.features = async function features(ctx) {
+    const { client, seen } = ctx;
+    const t = (p, what) => withTimeout(p, 20000, what);
+    const prompts = (await t(client.listPrompts(), 'prompts/list')).prompts.map(p => p.name);
+    if (!prompts.includes('test_prompt_with_arguments')) throw new Error(`prompts/list: ${prompts}`);
+    const got = await t(client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'interop-1', arg2: 'interop-2' } }), 'prompts/get');
+    const gotText = JSON.stringify(got.messages);
+    if (!gotText.includes('interop-1') || !gotText.includes('interop-2')) throw new Error(`prompts/get: ${brief(gotText)}`);
+    const image = await t(client.getPrompt({ name: 'test_prompt_with_image' }), 'prompts/get image');
+    if (!image.messages.some(m => m.content.type === 'image' && m.content.data)) throw new Error(`no image block: ${brief(JSON.stringify(image))}`);
+    const resources = (await t(client.listResources(), 'resources/list')).resources.map(r => r.uri);
+    if (!resources.includes('test://static-text')) throw new Error(`resources/list: ${resources}`);
+    const read = await t(client.readResource({ uri: 'test://static-text' }), 'resources/read');
+    if (!read.contents[0]?.text) throw new Error(`resources/read: ${brief(JSON.stringify(read))}`);
+    const blob = await t(client.readResource({ uri: 'test://static-binary' }), 'resources/read blob');
+    if (!blob.contents[0]?.blob) throw new Error(`resources/read blob: ${brief(JSON.stringify(blob))}`);
+    const templates = (await t(client.listResourceTemplates(), 'resources/templates/list')).resourceTemplates.map(r => r.uriTemplate);
+    if (!templates.includes('test://template/{id}/data')) throw new Error(`resources/templates/list: ${templates}`);
+    const fromTemplate = await t(client.readResource({ uri: 'test://template/4242/data' }), 'resources/read template');
+    if (!fromTemplate.contents[0]?.text?.includes('4242')) throw new Error(`template read: ${brief(JSON.stringify(fromTemplate))}`);
+    const done = await t(client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'test' } }), 'completion/complete');
+    if (!done.completion.values.includes('testValue1')) throw new Error(`completion/complete: ${JSON.stringify(done.completion)}`);
+    const before = seen.elicitation.length;
+    const asked = await t(client.getPrompt({ name: 'test_input_required_result_prompt' }), 'prompts/get that elicits');
+    if (seen.elicitation.length === before) throw new Error('prompts/get returned without asking user_context');
+    const askedText = JSON.stringify(asked.messages);
+    if (!askedText.includes('interop-context')) throw new Error(`the eliciting prompt did not use the answer: ${brief(askedText)}`);
+    return { ok: true, detail: `${prompts.length} prompts, ${resources.length} resources, ${templates.length} template; get, read (text, blob, template), complete, and a prompt that elicits` };
+};

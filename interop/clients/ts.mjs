@@ -174,7 +174,7 @@ async function main() {
 
     for (const name of checks.order) {
         try {
-            row.results[name] = await checks[name]({ call, seen, wire, onGet, transport: opt.transport });
+            row.results[name] = await checks[name]({ call, client, seen, wire, onGet, transport: opt.transport });
         } catch (err) {
             row.results[name] = { ok: false, detail: String(err?.message ?? err) };
         }

@@ -116,6 +116,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
+	if err := addTouch(srv); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
@@ -133,3 +137,35 @@ func main() {
 type quietRedis struct{}
 
 func (quietRedis) Printf(context.Context, string, ...any) {}
+
+// addTouch registers the resource replica://doc and the tool "touch", which
+// announces that a resource changed (notifications/resources/updated) and
+// that the resource list changed, from whichever replica runs it.
+func addTouch(srv *runtime.Server) error {
+	err := srv.AddResource(runtime.Resource{
+		URI:        "replica://doc",
+		Definition: json.RawMessage(`{"uri":"replica://doc","name":"doc","mimeType":"text/plain"}`),
+		Handler: func(context.Context, *runtime.Call, string) (*runtime.ResourceResult, error) {
+			return &runtime.ResourceResult{Contents: []runtime.ResourceContents{{Text: "doc"}}}, nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return srv.AddTool(runtime.Tool{
+		Name: "touch",
+		Definition: json.RawMessage(`{"name":"touch","description":"Announces a change of a resource and of the resource list.",` +
+			`"inputSchema":{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}}`),
+		Handler: func(_ context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
+			var in struct {
+				URI string `json:"uri"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, err
+			}
+			srv.NotifyResourceUpdated(in.URI)
+			srv.NotifyResourceListChanged()
+			return runtime.ContentResult(call, []runtime.Content{runtime.Text("touched")}), nil
+		},
+	})
+}

@@ -44,9 +44,14 @@ type Handler interface {
 	// Examples:
 	//
 	//	search("go generics", count=5)
+	//   - a list item written by the server's author that runs on past the width of one line and
+	//     keeps its dash at the start
 	//
-	// - a list item written by the server's author that runs on past the width of one line and
-	// keeps its dash at the start
+	// ### Rules
+	//   - **Freshness:**
+	//     Use the freshness filter whenever the user asks about something recent, and say in the
+	//     answer which window was used so that the user can widen it.
+	//   - **Count:** at most 20.
 	WebSearch(ctx context.Context, call WebSearchCall, in WebSearchInput) ([]runtime.Content, error)
 }
 

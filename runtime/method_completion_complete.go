@@ -1,0 +1,85 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"runtime/debug"
+)
+
+// complete answers completion/complete: the completion handler of a
+// prompt's argument (ref/prompt) or of a template's variable (ref/resource
+// naming the template exactly as registered). An unknown prompt or
+// template is -32602; an argument without a handler, or a ref/resource
+// naming a fixed resource, gets no suggestions. -32601 when no completion
+// handler is registered (the server then does not advertise completions).
+func (s *Server) complete(ctx context.Context, rq *request) outcome {
+	if !s.features.hasCompletions() {
+		return failure(notSupported("completions"))
+	}
+	p := rq.params
+	var ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	var arg struct {
+		Name  *string `json:"name"`
+		Value *string `json:"value"`
+	}
+	var cctx struct {
+		Arguments map[string]string `json:"arguments"`
+	}
+	if len(p.Ref) == 0 || !isObjectJSON(p.Ref) || json.Unmarshal(p.Ref, &ref) != nil {
+		return failure(NewError(CodeInvalidParams, "completion/complete: params.ref must be a ref/prompt or ref/resource object"))
+	}
+	if len(p.Argument) == 0 || !isObjectJSON(p.Argument) || json.Unmarshal(p.Argument, &arg) != nil || arg.Name == nil || arg.Value == nil {
+		return failure(NewError(CodeInvalidParams, "completion/complete: params.argument must be an object with string name and value"))
+	}
+	if c := trimSpace(p.Context); len(c) > 0 && string(c) != "null" {
+		if !isObjectJSON(c) || json.Unmarshal(c, &cctx) != nil {
+			return failure(NewError(CodeInvalidParams, "completion/complete: params.context.arguments must be an object of strings"))
+		}
+	}
+	var h CompletionHandler
+	switch ref.Type {
+	case "ref/prompt":
+		rp := s.features.prompt(ref.Name)
+		if rp == nil {
+			return failure(NewError(CodeInvalidParams, "completion/complete: unknown prompt %q", ref.Name))
+		}
+		h = rp.Complete[*arg.Name]
+	case "ref/resource":
+		f := &s.features
+		f.mu.RLock()
+		t, r := f.templateBy[ref.URI], f.resourceBy[ref.URI]
+		f.mu.RUnlock()
+		switch {
+		case t != nil:
+			h = t.Complete[*arg.Name]
+		case r == nil:
+			return failure(NewError(CodeInvalidParams, "completion/complete: unknown resource template %q", ref.URI))
+		}
+	default:
+		return failure(NewError(CodeInvalidParams, "completion/complete: unknown ref type %q", ref.Type))
+	}
+	if h == nil {
+		return resultOf((*Completion)(nil).result())
+	}
+	res, err := s.runCompletion(ctx, h, CompletionRequest{Argument: *arg.Name, Value: *arg.Value, Context: cctx.Arguments})
+	if err != nil {
+		return failure(featureError("the completion handler of", *arg.Name, err))
+	}
+	return resultOf(res.result())
+}
+
+func (s *Server) runCompletion(ctx context.Context, h CompletionHandler, req CompletionRequest) (res *Completion, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("completion handler panicked", slog.String("argument", req.Argument),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the completion handler panicked"}
+		}
+	}()
+	return h(ctx, req)
+}

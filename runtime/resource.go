@@ -1,0 +1,215 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// ResourceHandler reads one resource (resources/read of its URI). The Call
+// asks the client as in tools/call.
+type ResourceHandler func(ctx context.Context, call *Call, uri string) (*ResourceResult, error)
+
+// TemplateHandler reads one resource of a template: uri is the requested
+// URI, vars the template variables it matched, percent-decoded. Generated
+// code decodes vars into the typed parameters.
+type TemplateHandler func(ctx context.Context, call *Call, uri string, vars URIVars) (*ResourceResult, error)
+
+// ResourceLister lists the resources of a template that exist right now,
+// for resources/list (after the fixed resources). Each must match the
+// template, so that resources/read finds it.
+type ResourceLister func(ctx context.Context) ([]ResourceInfo, error)
+
+// Resource is one resource with a fixed URI, as generated code registers it.
+type Resource struct {
+	// URI is the resource's URI, as in Definition.
+	URI string
+	// Definition is the Resource object resources/list advertises (uri,
+	// name, title, description, mimeType, size, annotations, icons, _meta),
+	// byte for byte as written.
+	Definition json.RawMessage
+	// Elicitations are the forms reading it may ask for.
+	Elicitations []*Elicitation
+	// Handler answers resources/read.
+	Handler ResourceHandler
+	// Cache is the 2026-07-28 cache hint of its reads; nil means
+	// DefaultReadCache. A ResourceResult's own Cache wins.
+	Cache *CacheHint
+}
+
+// ResourceTemplate is a family of resources whose URIs match an RFC 6570
+// URI template, as generated code registers it.
+type ResourceTemplate struct {
+	// URITemplate is the template, as in Definition's uriTemplate.
+	URITemplate string
+	// Definition is the ResourceTemplate object resources/templates/list
+	// advertises, byte for byte as written.
+	Definition json.RawMessage
+	// Elicitations are the forms reading one may ask for.
+	Elicitations []*Elicitation
+	// Handler answers resources/read of a matching URI.
+	Handler TemplateHandler
+	// List, when set, lists the template's resources that exist at run
+	// time in resources/list.
+	List ResourceLister
+	// Complete suggests values for the template's variables
+	// (completion/complete with a ref/resource naming the template), per
+	// variable name.
+	Complete map[string]CompletionHandler
+	// Cache is the 2026-07-28 cache hint of its reads; nil means
+	// DefaultReadCache.
+	Cache *CacheHint
+}
+
+// ResourceResult is the result of one resources/read: one or more contents
+// (several for, say, the files of a directory).
+type ResourceResult struct {
+	Contents []ResourceContents
+	// Cache overrides the resource's cache hint for this read (2026-07-28).
+	Cache *CacheHint
+}
+
+// ResourceInfo is a resource as resources/list shows it, for resources
+// listed at run time.
+type ResourceInfo struct {
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	Size        *int64          `json:"size,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Icons       []Icon          `json:"icons,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CacheHint is a 2026-07-28 caching hint: how long a client may reuse a
+// result (ttlMs; 0 means it is stale at once) and whether caches may share it
+// across users ("public") or only within one authorization ("private").
+type CacheHint struct {
+	TTL   time.Duration
+	Scope CacheScope
+}
+
+// CacheScope is a cache hint's cacheScope.
+type CacheScope string
+
+// The cache scopes.
+const (
+	CachePublic  CacheScope = "public"
+	CachePrivate CacheScope = "private"
+)
+
+// DefaultReadCache is the cache hint of a resources/read result whose
+// resource sets none: private and stale at once, since contents may differ
+// per user and change at any time.
+var DefaultReadCache = CacheHint{TTL: 0, Scope: CachePrivate}
+
+func (h *CacheHint) hint() (*cacheHint, error) {
+	if h.Scope != CachePublic && h.Scope != CachePrivate {
+		return nil, fmt.Errorf("cache scope %q is neither %q nor %q", h.Scope, CachePublic, CachePrivate)
+	}
+	if h.TTL < 0 {
+		return nil, fmt.Errorf("cache TTL %v is negative", h.TTL)
+	}
+	return &cacheHint{ttlMs: h.TTL.Milliseconds(), scope: string(h.Scope)}, nil
+}
+
+// registeredResource is a Resource with its cache hint checked.
+type registeredResource struct {
+	Resource
+	cache *cacheHint
+}
+
+// registeredTemplate is a ResourceTemplate with its template parsed.
+type registeredTemplate struct {
+	ResourceTemplate
+	tmpl  *uriTemplate
+	cache *cacheHint
+}
+
+// AddResource registers a resource with a fixed URI. Adding a URI twice is
+// an error.
+func (s *Server) AddResource(r Resource) error {
+	var def struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(r.Definition, &def); err != nil {
+		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	if def.URI != r.URI || r.URI == "" {
+		return fmt.Errorf("resource %q: definition has uri %q", r.URI, def.URI)
+	}
+	if def.Name == "" {
+		return fmt.Errorf("resource %q: definition has no name", r.URI)
+	}
+	if r.Handler == nil {
+		return fmt.Errorf("resource %q: no handler", r.URI)
+	}
+	cache, err := readCache(r.Cache)
+	if err != nil {
+		return fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if err := checkElicitations(r.Elicitations); err != nil {
+		return fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if r.Definition, err = compactJSON(r.Definition); err != nil {
+		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	return s.features.addResource(&registeredResource{Resource: r, cache: cache})
+}
+
+// AddResourceTemplate registers a resource template. Its URI template must
+// parse (see URIVars for the forms matched); adding a template twice is an
+// error.
+func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
+	var def struct {
+		URITemplate string `json:"uriTemplate"`
+		Name        string `json:"name"`
+	}
+	if err := json.Unmarshal(rt.Definition, &def); err != nil {
+		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	if def.URITemplate != rt.URITemplate || rt.URITemplate == "" {
+		return fmt.Errorf("resource template %q: definition has uriTemplate %q", rt.URITemplate, def.URITemplate)
+	}
+	if def.Name == "" {
+		return fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
+	}
+	if rt.Handler == nil {
+		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)
+	}
+	tmpl, err := parseURITemplate(rt.URITemplate)
+	if err != nil {
+		return err
+	}
+	for name := range rt.Complete {
+		found := false
+		for _, n := range tmpl.names {
+			found = found || n == name
+		}
+		if !found {
+			return fmt.Errorf("resource template %q: a completion handler for %q, which is not one of its variables", rt.URITemplate, name)
+		}
+	}
+	cache, err := readCache(rt.Cache)
+	if err != nil {
+		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if err := checkElicitations(rt.Elicitations); err != nil {
+		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if rt.Definition, err = compactJSON(rt.Definition); err != nil {
+		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	return s.features.addTemplate(&registeredTemplate{ResourceTemplate: rt, tmpl: tmpl, cache: cache})
+}
+
+func readCache(h *CacheHint) (*cacheHint, error) {
+	if h == nil {
+		h = &DefaultReadCache
+	}
+	return h.hint()
+}

@@ -1,0 +1,308 @@
+package runtime
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// URIVars are the variables a resource template's URI template matched in
+// a resources/read URI, percent-decoded: one value for a plain variable,
+// one per element for an exploded list ({/path*}). A query variable the URI
+// leaves out is absent.
+type URIVars map[string][]string
+
+// Get returns the first value of name, or "".
+func (v URIVars) Get(name string) string {
+	if vs := v[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// uriTemplate is a parsed RFC 6570 URI template, as far as MCP servers use
+// it, compiled into one anchored regular expression for matching:
+//
+//   - {var} and {a,b} (simple): each value is one or more characters other
+//     than / ? # (and , between several names; . when a {.label} follows);
+//     required.
+//   - {+var} (reserved) and {#var} (fragment): one or more of any
+//     character, / included (the shortest that lets the rest match, so a
+//     query the template declares is not taken in); required.
+//   - {/var} and {/var*} (path segments), {.var} and {.var*} (labels): one
+//     segment, or any number for an exploded variable; optional, as an
+//     undefined variable expands to nothing.
+//   - {?a,b} and {&c} (query): the query string is parsed as a whole, so the
+//     parameters may come in any order, absent ones are left out and
+//     undeclared ones ignored. Query expressions must end the template.
+//
+// Prefix modifiers ({var:3}) and exploded query variables are refused when
+// the template is registered: a match could not give them back reliably.
+// Values are percent-decoded; an exploded variable is split on its
+// separator first.
+type uriTemplate struct {
+	raw   string
+	re    *regexp.Regexp
+	vars  []templateVar // in capture-group order, non-query variables
+	query []string      // query variable names
+	names []string      // every variable name, in template order
+}
+
+// URITemplateVar is one variable of a URI template, as a handler receives
+// it in URIVars.
+type URITemplateVar struct {
+	Name string
+	// List: the variable is exploded ({/path*}, {list*}) and may have
+	// several values; otherwise it has at most one.
+	List bool
+	// Optional: a URI may leave it out ({/seg}, {.ext}, {?q}); otherwise
+	// every matching URI has it.
+	Optional bool
+}
+
+// URITemplateVariables parses template with the rules resources/read
+// matches by and returns its variables in template order, or the error
+// AddResourceTemplate would return. The generator uses it to type a
+// template's parameters.
+func URITemplateVariables(template string) ([]URITemplateVar, error) {
+	t, err := parseURITemplate(template)
+	if err != nil {
+		return nil, err
+	}
+	var out []URITemplateVar
+	for _, v := range t.vars {
+		for _, n := range v.names {
+			out = append(out, URITemplateVar{Name: n, List: v.sep != "",
+				Optional: v.op == '/' || v.op == '.' || len(v.names) > 1 && n != v.names[0]})
+		}
+	}
+	for _, n := range t.query {
+		out = append(out, URITemplateVar{Name: n, Optional: true})
+	}
+	// t.vars and t.query are in capture order; give them back in template order.
+	order := map[string]int{}
+	for i, n := range t.names {
+		if _, ok := order[n]; !ok {
+			order[n] = i
+		}
+	}
+	slices.SortStableFunc(out, func(a, b URITemplateVar) int { return order[a.Name] - order[b.Name] })
+	return out, nil
+}
+
+// templateVar is one non-query capture of a template.
+type templateVar struct {
+	names []string // several for {a,b}
+	sep   string   // the separator of an exploded value ("" for none)
+	op    byte
+}
+
+// maxTemplateLen bounds a URI template (and a URI matched against one).
+const maxTemplateLen = 8 << 10
+
+func parseURITemplate(raw string) (*uriTemplate, error) {
+	if len(raw) > maxTemplateLen {
+		return nil, fmt.Errorf("URI template is longer than %d bytes", maxTemplateLen)
+	}
+	t := &uriTemplate{raw: raw}
+	var re strings.Builder
+	re.WriteString("^")
+	lastSimple := -1 // where the pattern of a simple variable ends, when nothing follows it yet
+	inQuery := false
+	for i := 0; i < len(raw); {
+		if raw[i] == '}' {
+			return nil, fmt.Errorf("URI template %q: unmatched } at offset %d", raw, i)
+		}
+		if raw[i] != '{' {
+			j := strings.IndexByte(raw[i:], '{')
+			if j < 0 {
+				j = len(raw) - i
+			}
+			lit := raw[i : i+j]
+			if strings.Contains(lit, "}") {
+				return nil, fmt.Errorf("URI template %q: unmatched } at offset %d", raw, i+strings.IndexByte(lit, '}'))
+			}
+			if inQuery {
+				return nil, fmt.Errorf("URI template %q: text after a query expression at offset %d; query expressions must end the template", raw, i)
+			}
+			re.WriteString(regexp.QuoteMeta(lit))
+			lastSimple = -1
+			i += j
+			continue
+		}
+		end := strings.IndexByte(raw[i:], '}')
+		if end < 0 {
+			return nil, fmt.Errorf("URI template %q: unclosed { at offset %d", raw, i)
+		}
+		expr := raw[i+1 : i+end]
+		at := i
+		i += end + 1
+		if expr == "" {
+			return nil, fmt.Errorf("URI template %q: empty expression at offset %d", raw, at)
+		}
+		var op byte
+		if strings.IndexByte("+#./?&", expr[0]) >= 0 {
+			op, expr = expr[0], expr[1:]
+		} else if strings.IndexByte("=,!@|", expr[0]) >= 0 {
+			return nil, fmt.Errorf("URI template %q: reserved operator %q at offset %d", raw, expr[0], at)
+		}
+		var names []string
+		explode := false
+		for _, n := range strings.Split(expr, ",") {
+			if strings.HasSuffix(n, "*") {
+				n, explode = n[:len(n)-1], true
+			}
+			if strings.Contains(n, ":") {
+				return nil, fmt.Errorf("URI template %q: prefix modifier in {%s} is not supported", raw, raw[at+1:i-1])
+			}
+			if !validVarName(n) {
+				return nil, fmt.Errorf("URI template %q: invalid variable name %q at offset %d", raw, n, at)
+			}
+			names = append(names, n)
+		}
+		t.names = append(t.names, names...)
+		if op == '?' || op == '&' {
+			if explode {
+				return nil, fmt.Errorf("URI template %q: exploded query variables are not supported", raw)
+			}
+			if !inQuery {
+				re.WriteString(`(?:[?&]([^#]*))?`)
+				inQuery = true
+			}
+			t.query = append(t.query, names...)
+			continue
+		}
+		if inQuery {
+			return nil, fmt.Errorf("URI template %q: expression after a query expression at offset %d; query expressions must end the template", raw, at)
+		}
+		if explode && len(names) > 1 {
+			return nil, fmt.Errorf("URI template %q: an exploded variable must be alone in its expression", raw)
+		}
+		v := templateVar{names: names, op: op}
+		if op == '.' && lastSimple == re.Len() {
+			// {name}{.ext}: the label starts at the name's last dot.
+			head := strings.TrimSuffix(re.String(), `([^/?#]+)`)
+			re.Reset()
+			re.WriteString(head + `([^/?#.]+)`)
+		}
+		lastSimple = -1
+		switch op {
+		case 0:
+			re.WriteString(`([^/?#]+)`)
+			lastSimple = re.Len()
+			if explode {
+				v.sep = ","
+			}
+		case '+':
+			re.WriteString(`(.+?)`)
+			if explode {
+				v.sep = ","
+			}
+		case '#':
+			re.WriteString(`#(.+?)`)
+			if explode {
+				v.sep = ","
+			}
+		case '/':
+			if explode {
+				re.WriteString(`((?:/[^/?#]+)*)`)
+				v.sep = "/"
+			} else {
+				re.WriteString(`(?:/([^/?#]+))?`)
+			}
+		case '.':
+			if explode {
+				re.WriteString(`((?:\.[^/?#.]+)*)`)
+				v.sep = "."
+			} else {
+				re.WriteString(`(?:\.([^/?#.]+))?`)
+			}
+		}
+		t.vars = append(t.vars, v)
+	}
+	re.WriteString("$")
+	compiled, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, fmt.Errorf("URI template %q: %v", raw, err)
+	}
+	t.re = compiled
+	return t, nil
+}
+
+// validVarName reports whether n is an RFC 6570 varname (ALPHA, DIGIT, _,
+// pct-encoded, dots between).
+func validVarName(n string) bool {
+	if n == "" || n[0] == '.' || n[len(n)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '%':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// match returns the variables of uri, or false when the template does not
+// match it (or a value is not valid percent-encoding).
+func (t *uriTemplate) match(uri string) (URIVars, bool) {
+	if len(uri) > maxTemplateLen {
+		return nil, false
+	}
+	m := t.re.FindStringSubmatch(uri)
+	if m == nil {
+		return nil, false
+	}
+	vars := URIVars{}
+	g := 1
+	for _, v := range t.vars {
+		s := m[g]
+		g++
+		if s == "" {
+			continue // an optional expression that expanded to nothing
+		}
+		var parts []string
+		switch {
+		case v.sep != "" && (v.op == '/' || v.op == '.'):
+			parts = strings.Split(s[1:], v.sep) // without the leading separator
+		case v.sep != "" || len(v.names) > 1:
+			parts = strings.Split(s, ",")
+		default:
+			parts = []string{s}
+		}
+		for i := range parts {
+			d, err := url.PathUnescape(parts[i])
+			if err != nil {
+				return nil, false
+			}
+			parts[i] = d
+		}
+		if len(v.names) > 1 {
+			if len(parts) > len(v.names) {
+				return nil, false
+			}
+			for i, p := range parts {
+				vars[v.names[i]] = []string{p}
+			}
+			continue
+		}
+		vars[v.names[0]] = parts
+	}
+	if len(t.query) > 0 && m[g] != "" {
+		q, err := url.ParseQuery(m[g])
+		if err != nil {
+			return nil, false
+		}
+		for _, n := range t.query {
+			if vs, ok := q[n]; ok {
+				vars[n] = vs
+			}
+		}
+	}
+	return vars, true
+}
