@@ -75,7 +75,7 @@ func TestDiscoveryAndStepUp(t *testing.T) {
 			if r.Read != "alice mcp:read" || !strings.HasPrefix(r.Write, "alice ") || !strings.Contains(r.Write, "mcp:write") {
 				t.Errorf("read %q, write %q (steps %v)", r.Read, r.Write, r.Steps)
 			}
-			if !slices.Equal(r.Tools, []string{"read", "confirm"}) {
+			if !slices.Equal(r.Tools, []string{"confirm", "read"}) {
 				t.Errorf("tools/list with mcp:read: %v, want the tools that scope allows", r.Tools)
 			}
 			// The authorization server saw MCP's discovery: metadata, registration,
@@ -245,7 +245,7 @@ func TestRequestStateReplay(t *testing.T) {
 	if err := json.Unmarshal([]byte(first.body), &res); err != nil || res.Result.ResultType != "input_required" {
 		t.Fatalf("first round: %d %s", first.status, first.body)
 	}
-	retry := fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`, res.Result.RequestState)
+	retry := fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm_it":{"action":"accept","content":{"confirm":true}}}`, res.Result.RequestState)
 	r := m.modernCall(t, as.token("bob", "mcp:read", m.url), "confirm", retry)
 	if r.status != 200 || !strings.Contains(r.body, `"code":-32602`) || !strings.Contains(r.body, "requestState was issued to another principal") {
 		t.Errorf("bob's retry: %d %s", r.status, r.body)

@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpgen/mcpgen/authtest/tools"
 	"github.com/mcpgen/mcpgen/oauth"
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -201,10 +202,10 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 		Scopes:               []string{"mcp:read"},
 		FilterLists:          true,
 	}})
-	for _, tool := range testTools() {
-		if err := s.AddTool(tool); err != nil {
-			t.Fatal(err)
-		}
+	// The tools generated from tools/schemas, whose _meta declares their
+	// scopes: read and confirm need mcp:read, write needs mcp:write.
+	if err := tools.Register(s, tools.Tools{}); err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -219,34 +220,6 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 		goleak.VerifyNone(t, ignore)
 	})
 	return m
-}
-
-// confirmForm is the elicitation of the confirm tool.
-var confirmForm = &runtime.Elicitation{Name: "confirm", Mode: "form", Message: "Sure?",
-	RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)}
-
-// testTools: read needs mcp:read, write mcp:write; confirm (mcp:read) asks
-// the client first. Each reports the principal the handler sees.
-func testTools() []runtime.Tool {
-	who := func(_ context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
-		p := call.Principal()
-		return runtime.ContentResult(call, []runtime.Content{runtime.Text(p.Subject + " " + strings.Join(p.Scopes, ","))}), nil
-	}
-	def := func(name string) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"test tool","inputSchema":{"type":"object"}}`, name))
-	}
-	confirm := func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
-		var a struct{ Confirm bool }
-		if err := call.Elicit(ctx, confirmForm, "", &a); err != nil {
-			return nil, err
-		}
-		return runtime.ContentResult(call, []runtime.Content{runtime.Text(fmt.Sprintf("%s confirm=%v", call.Principal().Subject, a.Confirm))}), nil
-	}
-	return []runtime.Tool{
-		{Name: "read", Definition: def("read"), Handler: who, Scopes: []string{"mcp:read"}},
-		{Name: "write", Definition: def("write"), Handler: who, Scopes: []string{"mcp:write"}},
-		{Name: "confirm", Definition: def("confirm"), Handler: confirm, Scopes: []string{"mcp:read"}, Elicitations: []*runtime.Elicitation{confirmForm}},
-	}
 }
 
 // rawResp is one HTTP answer of the MCP endpoint.
