@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -277,5 +279,57 @@ func TestIntrospection(t *testing.T) {
 	}
 	if !slices.ContainsFunc(as.takeLog(), func(e asEvent) bool { return e.Path == "/introspect" }) {
 		t.Error("the authorization server saw no introspection request")
+	}
+}
+
+// A key the issuer starts publishing is picked up with one JWKS fetch; the
+// old key keeps working while it is published.
+func TestKeyRotation(t *testing.T) {
+	as := startAS(t)
+	m := startServerWith(t, as, useJWT, time.Millisecond)
+	if r := m.post(t, as.token("alice", "mcp:read", m.url), initialize); r.status != 200 {
+		t.Fatalf("before rotation: %d %s", r.status, r.body)
+	}
+	before := m.jwt.KeyFetches()
+	resp, err := http.PostForm(as.issuer+"/test/rotate", url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rotated struct{ Kid string }
+	err = json.NewDecoder(resp.Body).Decode(&rotated)
+	resp.Body.Close()
+	if err != nil || rotated.Kid == "" {
+		t.Fatalf("rotate: %v", err)
+	}
+	// The authorization server signs with its keys in turn, an id_token and
+	// an access token per password grant: a client_credentials grant (one
+	// token) in between makes the next access token use the other key.
+	var newTok, oldTok string
+	for i := range 4 {
+		if i%2 == 1 {
+			as.post("/token", url.Values{"grant_type": {"client_credentials"}, "scope": {"x"}})
+			continue
+		}
+		tok := as.token("alice", "mcp:read", m.url)
+		hdr, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[0])
+		var h struct{ Kid string }
+		_ = json.Unmarshal(hdr, &h)
+		if h.Kid == rotated.Kid {
+			newTok = tok
+		} else {
+			oldTok = tok
+		}
+	}
+	if newTok == "" || oldTok == "" {
+		t.Fatalf("want one token per key, got new %v old %v", newTok != "", oldTok != "")
+	}
+	if r := m.post(t, newTok, initialize); r.status != 200 {
+		t.Errorf("token with the new key: %d %q", r.status, r.challenge)
+	}
+	if n := m.jwt.KeyFetches() - before; n != 1 {
+		t.Errorf("the new key took %d JWKS fetches, want 1", n)
+	}
+	if r := m.post(t, oldTok, initialize); r.status != 200 {
+		t.Errorf("token with the old key: %d %q", r.status, r.challenge)
 	}
 }

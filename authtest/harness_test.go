@@ -175,6 +175,12 @@ const (
 // startServer serves the test tools with tokens of as, checked by kind.
 func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	t.Helper()
+	return startServerWith(t, as, kind, time.Hour)
+}
+
+// startServerWith is startServer with the JWT verifier's KeyRefreshInterval.
+func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh time.Duration) *mcpServer {
+	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -186,7 +192,7 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	var v runtime.TokenVerifier
 	switch kind {
 	case useJWT:
-		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: time.Hour})
+		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: keyRefresh})
 		v = m.jwt
 	case useIntrospection:
 		v, err = oauth.NewIntrospectionVerifier(oauth.IntrospectionConfig{Issuer: as.issuer, Resource: m.url,
