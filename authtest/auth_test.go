@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/oauth"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // Every test starts a real authorization server (oauth2-mock-server, as.mjs)
@@ -331,5 +335,21 @@ func TestKeyRotation(t *testing.T) {
 	}
 	if r := m.post(t, oldTok, initialize); r.status != 200 {
 		t.Errorf("token with the old key: %d %q", r.status, r.challenge)
+	}
+}
+
+// A verifier configured with another spelling of the issuer than the one
+// the authorization server's metadata names refuses to use it (the server
+// then answers 503: a misconfiguration, not a bad token).
+func TestIssuerMismatchAtDiscovery(t *testing.T) {
+	as := startAS(t)
+	other := strings.Replace(as.issuer, "127.0.0.1", "localhost", 1)
+	v, err := oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: other, Resource: "http://127.0.0.1:1/mcp", HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Discover(context.Background())
+	if !errors.Is(err, runtime.ErrAuthUnavailable) || !strings.Contains(err.Error(), fmt.Sprintf("names issuer %q, not %q", as.issuer, other)) {
+		t.Errorf("discovery: %v", err)
 	}
 }
