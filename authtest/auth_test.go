@@ -29,8 +29,10 @@ type clientRun struct {
 	Steps []string `json:"steps"`
 	Tools []string `json:"tools"`
 	Read  string   `json:"read"`
-	Write string   `json:"write"`
-	Error string   `json:"error"`
+	// ReadAfterExpiry is the read after the first token expired (--outlive).
+	ReadAfterExpiry string `json:"readAfterExpiry"`
+	Write           string `json:"write"`
+	Error           string `json:"error"`
 }
 
 func runClient(t *testing.T, args ...string) clientRun {
@@ -290,7 +292,7 @@ func TestIntrospection(t *testing.T) {
 // old key keeps working while it is published.
 func TestKeyRotation(t *testing.T) {
 	as := startAS(t)
-	m := startServerWith(t, as, useJWT, time.Millisecond)
+	m := startServerWith(t, as, useJWT, time.Millisecond, 0)
 	if r := m.post(t, as.token("alice", "mcp:read", m.url), initialize); r.status != 200 {
 		t.Fatalf("before rotation: %d %s", r.status, r.body)
 	}
@@ -351,5 +353,34 @@ func TestIssuerMismatchAtDiscovery(t *testing.T) {
 	err = v.Discover(context.Background())
 	if !errors.Is(err, runtime.ErrAuthUnavailable) || !strings.Contains(err.Error(), fmt.Sprintf("names issuer %q, not %q", as.issuer, other)) {
 		t.Errorf("discovery: %v", err)
+	}
+}
+
+// A client whose token expires refreshes it (with the resource indicator)
+// when the server answers 401 invalid_token, and goes on.
+func TestExpiredTokenRefresh(t *testing.T) {
+	as := startAS(t)
+	m := startServerWith(t, as, useJWT, time.Hour, -1) // no leeway: expired means expired
+	as.config(map[string]any{"ttl": 2, "refresh": true})
+	// The wait lets the 2-second token expire: the passing of time is what
+	// is tested here.
+	r := runClient(t, "--sdk", "v2", "--outlive", "3000", "--url", m.url)
+	if r.Read != "alice mcp:read" || r.ReadAfterExpiry != "alice mcp:read" {
+		t.Errorf("read %q, after expiry %q (steps %v)", r.Read, r.ReadAfterExpiry, r.Steps)
+	}
+	if log := m.logged(); !strings.Contains(log, `error=invalid_token reason="invalid token: the token has expired"`) {
+		t.Errorf("the server did not refuse the expired token:\n%s", log)
+	}
+	refreshed := false
+	for _, e := range as.takeLog() {
+		if e.Path == "/token" && e.GrantType == "refresh_token" {
+			refreshed = true
+			if e.Resource != m.url {
+				t.Errorf("refresh without the resource indicator: %+v", e)
+			}
+		}
+	}
+	if !refreshed {
+		t.Error("the client did not refresh its token")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,6 +164,23 @@ type mcpServer struct {
 	url      string // the canonical resource URI, http://127.0.0.1:P/mcp
 	metadata string // its resource_metadata URL
 	jwt      *oauth.JWTVerifier
+
+	logMu sync.Mutex
+	log   strings.Builder // what the server logged
+}
+
+// Write collects the server's log.
+func (m *mcpServer) Write(p []byte) (int, error) {
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	return m.log.Write(p)
+}
+
+// logged is the server's log so far.
+func (m *mcpServer) logged() string {
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	return m.log.String()
 }
 
 // verifierKind picks the TokenVerifier.
@@ -175,11 +194,12 @@ const (
 // startServer serves the test tools with tokens of as, checked by kind.
 func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	t.Helper()
-	return startServerWith(t, as, kind, time.Hour)
+	return startServerWith(t, as, kind, time.Hour, 0)
 }
 
-// startServerWith is startServer with the JWT verifier's KeyRefreshInterval.
-func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh time.Duration) *mcpServer {
+// startServerWith is startServer with the JWT verifier's KeyRefreshInterval
+// and Leeway.
+func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh, leeway time.Duration) *mcpServer {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -192,7 +212,7 @@ func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh
 	var v runtime.TokenVerifier
 	switch kind {
 	case useJWT:
-		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: keyRefresh})
+		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: keyRefresh, Leeway: leeway})
 		v = m.jwt
 	case useIntrospection:
 		v, err = oauth.NewIntrospectionVerifier(oauth.IntrospectionConfig{Issuer: as.issuer, Resource: m.url,
@@ -201,7 +221,7 @@ func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runtime.NewServer(runtime.Options{Name: "authtest", Auth: &runtime.Auth{
+	s := runtime.NewServer(runtime.Options{Name: "authtest", Logger: slog.New(slog.NewTextHandler(m, nil)), Auth: &runtime.Auth{
 		Resource:             m.url,
 		AuthorizationServers: []string{as.issuer},
 		Verifier:             v,
