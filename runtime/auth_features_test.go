@@ -25,7 +25,10 @@ func authFeatureServer(t *testing.T) *Server {
 		return &ResourceResult{Contents: []ResourceContents{{URI: uri, Text: "note for " + call.Principal().Subject}}}, nil
 	}
 	for _, err := range []error{
-		s.AddPrompt(Prompt{Name: "plan", Definition: json.RawMessage(`{"name":"plan"}`), Handler: ph, Scopes: []string{"plans:read"}}),
+		s.AddPrompt(Prompt{Name: "plan", Definition: json.RawMessage(`{"name":"plan","arguments":[{"name":"topic"}]}`), Handler: ph, Scopes: []string{"plans:read"},
+			Complete: map[string]CompletionHandler{"topic": func(context.Context, CompletionRequest) (*Completion, error) {
+				return &Completion{Values: []string{"secret plan"}}, nil
+			}}}),
 		s.AddResource(Resource{URI: "test://secret", Definition: json.RawMessage(`{"uri":"test://secret","name":"secret"}`), Handler: rh, Scopes: []string{"secrets:read"}}),
 		s.AddResourceTemplate(ResourceTemplate{URITemplate: "test://notes/{id}", Definition: json.RawMessage(`{"uriTemplate":"test://notes/{id}","name":"note"}`), Handler: th, Scopes: []string{"mcp:write"}}),
 	} {
@@ -53,6 +56,8 @@ func TestAuthFeatureScopes(t *testing.T) {
 		{"prompts/get", map[string]any{"name": "plan"}, `Bearer error="insufficient_scope", error_description="prompt 'plan' requires scope plans:read", scope="plans:read mcp:read", ` + meta},
 		{"resources/read", map[string]any{"uri": "test://secret"}, `Bearer error="insufficient_scope", error_description="resource 'test://secret' requires scope secrets:read", scope="secrets:read mcp:read", ` + meta},
 		{"resources/read", map[string]any{"uri": "test://notes/7"}, `Bearer error="insufficient_scope", error_description="resource 'test://notes/7' requires scope mcp:write", scope="mcp:write mcp:read", ` + meta},
+		{"completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "plan"}, "argument": map[string]any{"name": "topic", "value": "s"}},
+			`Bearer error="insufficient_scope", error_description="prompt 'plan' requires scope plans:read", scope="plans:read mcp:read", ` + meta},
 	} {
 		r := c.call(tc.method, tc.params, as("alice-read"), withHeader(headerName, ""))
 		if r.status != 403 || r.header.Get("WWW-Authenticate") != tc.want {
@@ -77,5 +82,10 @@ func TestAuthFeatureScopes(t *testing.T) {
 	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
 	if e := s.scopeError(ctx, "prompt 'plan'", []string{"plans:read"}); e == nil || !strings.Contains(e.Message, "insufficient_scope") {
 		t.Errorf("method-level check: %v", e)
+	}
+	rq := &request{method: "completion/complete", params: &requestParams{
+		Ref: json.RawMessage(`{"type":"ref/prompt","name":"plan"}`), Argument: json.RawMessage(`{"name":"topic","value":"s"}`)}}
+	if o := s.complete(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
+		t.Errorf("completion without plans:read: %+v", o)
 	}
 }

@@ -48,6 +48,28 @@ var scopeRules = map[string]func(s *Server, p *requestParams) (target string, sc
 	},
 	"resources/read":      resourceRule,
 	"resources/subscribe": resourceRule,
+	// Completing a prompt's argument or a template's variable may reveal
+	// what they hold: it needs the same scopes.
+	"completion/complete": func(s *Server, p *requestParams) (string, []string) {
+		var ref struct{ Type, Name, URI string }
+		if json.Unmarshal(p.Ref, &ref) != nil {
+			return "", nil
+		}
+		switch ref.Type {
+		case "ref/prompt":
+			if rp := s.features.prompt(ref.Name); rp != nil {
+				return "prompt " + strconv.Quote(rp.Name), rp.Scopes
+			}
+		case "ref/resource":
+			f := &s.features
+			f.mu.RLock()
+			defer f.mu.RUnlock()
+			if t := f.templateBy[ref.URI]; t != nil {
+				return "resource template " + strconv.Quote(ref.URI), t.Scopes
+			}
+		}
+		return "", nil
+	},
 }
 
 // resourceRule is the rule of the methods that name a resource by URI.
