@@ -86,6 +86,10 @@
 // insufficient_scope before the handler runs, and advertises them in its
 // Protected Resource Metadata.
 //
+// _meta["mcpgen.dev/singleUseState"]: true on a tool makes its 2026-07-28
+// requestState single-use (runtime.Tool.SingleUseState): one answer runs the
+// tool once, and the same retry sent again is refused.
+//
 // Every _meta key starting with "mcpgen.dev/" is removed from the definition
 // that tools/list advertises (and _meta itself when nothing else is left), and
 // so is every override above where it stands as a schema keyword (also from

@@ -128,6 +128,9 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 					}
 				})
 			}
+			if t.def.singleUse {
+				g.Line().Id("SingleUseState").Op(":").True()
+			}
 			g.Line().Id("Handler").Op(":").Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("args").Qual(jsonPkg, "RawMessage")).
 				Params(jen.Op("*").Qual(runtimePkg, "ToolResult"), jen.Error()).Block(handlerBody...)
 			g.Line()
@@ -142,7 +145,7 @@ func (g *gen) emitHandler() *jen.File {
 		"This line fails to compile when the runtime is older than this generated code:",
 		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
 	))
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_1_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
 
 	f.Add(comment(
 		"Handler implements the tools of this package, one method per tool. Embed",

@@ -15,6 +15,7 @@ const (
 	metaPrefix       = "mcpgen.dev/"
 	metaElicitations = metaPrefix + "elicitations"
 	metaGoName       = metaPrefix + "go-name"
+	metaSingleUse    = metaPrefix + "singleUseState"
 )
 
 // nameRE is the specification's tool name rule (2025-11-25: A-Z a-z 0-9 _ - .)
@@ -32,6 +33,7 @@ type toolDef struct {
 	input       *jsontree.Node // inputSchema
 	output      *jsontree.Node // outputSchema, or nil
 	elicitRefs  []*jsontree.Node
+	singleUse   bool   // _meta: its 2026-07-28 requestState is single-use
 	definition  []byte // the tool JSON as written, minus mcpgen's _meta keys
 
 	// scopes are the OAuth scopes a caller needs (scopes.go).
@@ -291,9 +293,16 @@ func loadTool(at place, m *model, rep *reporter) {
 				t.goName, t.goNameAt = v.Str, v
 			case metaScopes:
 				ok = loadScopes(at, v, t, rep) && ok
+			case metaSingleUse:
+				if v.Kind != jsontree.Bool {
+					rep.errorf(place{at.src, v}, "write true or false", "%q must be a boolean", metaSingleUse)
+					ok = false
+					continue
+				}
+				t.singleUse = v.Bool
 			default:
 				if strings.HasPrefix(mem.Key, metaPrefix) {
-					rep.errorf(place{at.src, v}, "mcpgen knows "+metaElicitations+", "+metaGoName+" and "+metaScopes, "unknown mcpgen key %q", mem.Key)
+					rep.errorf(place{at.src, v}, "mcpgen knows "+metaElicitations+", "+metaGoName+", "+metaScopes+" and "+metaSingleUse, "unknown mcpgen key %q", mem.Key)
 					ok = false
 				}
 			}

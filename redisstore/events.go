@@ -18,11 +18,15 @@ type eventStore struct{ s *Store }
 // Append stores one SSE event of stream and returns its ID,
 // "<stream>_<Redis stream entry ID>": unique within the session, and it names
 // its stream, so any replica can replay it. A stream keeps its newest
-// Options.EventsPerStream events for Options.EventTTL after its last event.
+// Options.EventsPerStream events for Options.EventTTL after its last event;
+// an event larger than Options.MaxEventBytes is kept without its data.
 func (es eventStore) Append(ctx context.Context, session, stream string, data []byte) (string, error) {
 	s := es.s
 	if stream == "" || strings.ContainsAny(stream, "\r\n") {
 		return "", fmt.Errorf("redisstore: invalid stream ID %q", stream)
+	}
+	if len(data) > s.opts.MaxEventBytes {
+		data = nil
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()

@@ -35,6 +35,10 @@ type Options struct {
 	// EventTTL is how long a stream's events are kept after its last event;
 	// default 1h.
 	EventTTL time.Duration
+	// MaxEventBytes bounds the data of one stored event; default 1 MiB. A
+	// larger event is stored without its data (a resume point that replays
+	// as nothing), so that EventsPerStream large messages cannot fill Redis.
+	MaxEventBytes int
 	// BusBuffer is how many bus messages one local subscriber may fall behind
 	// before it is cut off (its channel closes); default 1024.
 	BusBuffer int
@@ -98,6 +102,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	}
 	if opts.EventTTL <= 0 {
 		opts.EventTTL = time.Hour
+	}
+	if opts.MaxEventBytes <= 0 {
+		opts.MaxEventBytes = 1 << 20
 	}
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = 30 * time.Minute

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,6 +275,35 @@ func TestEventsReplayOnAnyReplica(t *testing.T) {
 	}
 	if _, err := a.Replay(ctx, "s", ids[2], func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
 		t.Fatalf("replay after DeleteSession: %v", err)
+	}
+}
+
+// An event larger than MaxEventBytes is kept as a resume point without its
+// data: it replays as nothing, the events around it replay, and Redis does
+// not hold its bytes.
+func TestOversizedEventIsNotStored(t *testing.T) {
+	st := newStores(t, 1, Options{MaxEventBytes: 64 << 10})[0]
+	es := st.Events()
+	ctx := context.Background()
+	first, err := es.Append(ctx, "s", "1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.Append(ctx, "s", "1", bytes.Repeat([]byte("x"), 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.Append(ctx, "s", "1", []byte(`{"small":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if _, err := es.Replay(ctx, "s", first, func(_ string, d []byte) error { got = append(got, string(d)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != `{"small":true}` {
+		t.Fatalf("replayed %d events (first %.40q); want only the small one", len(got), got)
+	}
+	if n := st.rdb.MemoryUsage(ctx, st.eventsKey("s", "1")).Val(); n > 64<<10 {
+		t.Fatalf("the stream's key uses %d bytes of Redis", n)
 	}
 }
 

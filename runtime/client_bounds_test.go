@@ -154,3 +154,27 @@ func TestMaxGETStreams(t *testing.T) {
 		t.Fatalf("GET after one ended: %d", again.StatusCode)
 	}
 }
+
+// TestNewGETTakesTheStreamOver: a session holds one connection per stream:
+// each new GET takes the standalone stream over and the previous GET's
+// response ends, so GETs on one session cannot pile up.
+func TestNewGETTakesTheStreamOver(t *testing.T) {
+	_, ts := legacyServer(t, Options{})
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	prev := c.do(c.request(http.MethodGet, ""))
+	for i := range 20 {
+		cur := c.do(c.request(http.MethodGet, ""))
+		if cur.StatusCode != 200 {
+			t.Fatalf("GET %d: %d", i+2, cur.StatusCode)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := io.Copy(io.Discard, prev.Body); done <- err }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("GET %d still open 5s after GET %d took its stream over", i+1, i+2)
+		}
+		prev = cur
+	}
+}

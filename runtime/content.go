@@ -39,18 +39,9 @@ type AudioContent struct {
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
-// ResourceLink points at a resource the client may read.
-type ResourceLink struct {
-	URI         string          `json:"uri"`
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	MIMEType    string          `json:"mimeType,omitempty"`
-	Size        *int64          `json:"size,omitempty"`
-	Annotations *Annotations    `json:"annotations,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-}
+// ResourceLink points at a resource the client may read: the resource as
+// resources/list shows it, as a content block.
+type ResourceLink ResourceInfo
 
 // Icon is an icon a client may show for a resource (2025-11-25 and later).
 type Icon struct {

@@ -121,7 +121,7 @@ func TestMemoryPendingRouter(t *testing.T) {
 // TestIdleSessionExpires: a session with no requests and nothing open for
 // SessionIdleTimeout ends (404), while a busy one stays.
 func TestIdleSessionExpires(t *testing.T) {
-	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: 20 * time.Millisecond})
+	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: 300 * time.Millisecond})
 	ticked := make(chan struct{}, 1)
 	s.onTick = func() {
 		select {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -20,10 +21,12 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 	if len(p.Capabilities) > 0 && p.Capabilities[0] != '{' {
 		return failure(NewError(CodeInvalidParams, "initialize: capabilities must be an object"))
 	}
+	// Copied: the params are slices of the request body, which a session
+	// must not keep alive.
 	st := &SessionState{
 		ProtocolVersion:    negotiate(*p.ProtocolVersion),
-		ClientCapabilities: p.Capabilities,
-		ClientInfo:         p.ClientInfo,
+		ClientCapabilities: bytes.Clone(p.Capabilities),
+		ClientInfo:         bytes.Clone(p.ClientInfo),
 	}
 	return outcome{established: st, result: struct {
 		ProtocolVersion string          `json:"protocolVersion"`

@@ -26,6 +26,11 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}
 	}
+	release, refused := s.admitListen()
+	if refused != nil {
+		return *refused
+	}
+	defer release()
 	honoured, e := s.honour(filter)
 	if e != nil {
 		return failure(e)

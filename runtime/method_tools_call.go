@@ -97,22 +97,16 @@ func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolR
 	if !errors.As(err, &ve) {
 		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
 	}
-	var lines []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
-			lines = append(lines, loc+": "+e.Message)
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(violations(ve, t.schemaDoc()), "; ")))
+}
+
+// schemaDoc is the tool's inputSchema decoded, for error messages.
+func (t *registeredTool) schemaDoc() any {
+	var def struct {
+		InputSchema any `json:"inputSchema"`
 	}
-	walk(ve)
-	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(lines, "; ")))
+	_ = json.Unmarshal(t.Definition, &def)
+	return def.InputSchema
 }
 
 // runHandler calls the tool's handler, turning a panic into an error.

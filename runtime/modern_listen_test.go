@@ -85,3 +85,32 @@ func TestModernListenNeedsFilter(t *testing.T) {
 		t.Errorf("a client that takes no event stream: want 406, got HTTP %d %s", r.status, r.body)
 	}
 }
+
+// TestModernListenIsBounded: subscriptions/listen streams need no session,
+// so they count against MaxGETStreams: one more than the bound gets 429.
+func TestModernListenIsBounded(t *testing.T) {
+	leakCheck(t)
+	s := NewServer(Options{MaxGETStreams: 2})
+	t.Cleanup(func() { s.Close() })
+	c := modernServer(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	listen := map[string]any{"notifications": map[string]any{"toolsListChanged": true}}
+	for i := range 2 {
+		_, body := c.send("subscriptions/listen", listen, withCtx(ctx))
+		defer body.Close()
+		if m := newSSEReader(body).next(t); m["method"] != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("listen %d: got %v", i+1, m)
+		}
+	}
+	// The status comes before any body: a stream that was wrongly admitted
+	// fails here instead of blocking the test.
+	resp, body := c.send("subscriptions/listen", listen, withCtx(ctx))
+	defer body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a third listen stream with MaxGETStreams 2: HTTP %d; want 429", resp.StatusCode)
+	}
+	if r := readModernResp(t, resp, body); r.errCode(t) != CodeInvalidRequest {
+		t.Fatalf("a third listen stream: %s; want -32600", r.body)
+	}
+}

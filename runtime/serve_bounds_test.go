@@ -229,3 +229,15 @@ func TestShutdownTimeout(t *testing.T) {
 		t.Fatal("Serve still waits 5s after its context ended (ShutdownTimeout 200ms)")
 	}
 }
+
+// TestEveryWaitHasADefaultBound: the zero Options bound the wait for a
+// client's answer (a call whose client went away would otherwise wait, and
+// keep its session alive, forever); a negative value still turns it off.
+func TestEveryWaitHasADefaultBound(t *testing.T) {
+	if d := (Options{}).withDefaults().RequestTimeout; d != 10*time.Minute {
+		t.Fatalf("default RequestTimeout %v, want 10m", d)
+	}
+	if d := (Options{RequestTimeout: -1}).withDefaults().RequestTimeout; d >= 0 {
+		t.Fatalf("RequestTimeout -1 became %v", d)
+	}
+}

@@ -85,8 +85,9 @@ type Options struct {
 	// waits for the client to open a GET stream; 0 means 5s.
 	FallbackWait time.Duration
 	// RequestTimeout bounds each wait for a client's answer (elicitation,
-	// sampling, roots); 0 means 10 minutes (a user may take minutes over a
-	// form), negative leaves only the caller's context to bound it.
+	// sampling, roots); 0 means 10 minutes, negative only the caller's
+	// context. Without a bound, a call whose client went away for good
+	// would wait, and keep its session from expiring, forever.
 	RequestTimeout time.Duration
 	// ResumeWindow is how long a request's event stream may stay without a
 	// connection (the client dropped it) before it is given up: its buffered
@@ -114,10 +115,11 @@ type Options struct {
 	// stored as its name, version and title only; larger capabilities as
 	// the ones the runtime acts on. 0 means 8 KiB.
 	MaxClientDataBytes int
-	// MaxGETStreams bounds the GET streams (standalone and resumed) open at
-	// once in this process; one more gets 429 with Retry-After. A session
-	// has at most one connection per stream anyway: a new GET takes its
-	// stream over from the previous one. 0 means 10,000, negative no bound.
+	// MaxGETStreams bounds the GET streams (standalone and resumed) and
+	// 2026-07-28 subscriptions/listen streams open at once in this process;
+	// one more gets 429 (with Retry-After on a GET). A session has at most
+	// one connection per stream anyway: a new GET takes its stream over
+	// from the previous one. 0 means 10,000, negative no bound.
 	MaxGETStreams int
 	// EventsPerSession and EventBytesPerSession bound the SSE events the
 	// default in-memory EventStore keeps per session for Last-Event-ID; the
@@ -186,6 +188,7 @@ func (o Options) withDefaults() Options {
 	def(&o.ResumeWindow, time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
+	def(&o.RequestTimeout, 10*time.Minute)
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}

@@ -220,6 +220,9 @@ func (sess *session) hold(conn context.Context) uint64 {
 func (sess *session) release(hold uint64) {
 	sess.mu.Lock()
 	delete(sess.conns, hold)
+	if len(sess.conns) == 0 {
+		sess.conns = nil // an idle session holds no map
+	}
 	sess.mu.Unlock()
 	sess.touch()
 }
@@ -374,6 +377,9 @@ func (sess *session) removeInflight(id json.RawMessage) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	delete(sess.inflight, string(trimSpace(id)))
+	if len(sess.inflight) == 0 {
+		sess.inflight = nil // an idle session holds no map (Go maps never shrink)
+	}
 }
 
 // cancelInflight handles the client's notifications/cancelled: the call

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 )
 
@@ -47,7 +48,7 @@ const (
 // them; Close unregisters it.
 func (s *Server) listenSignals() {
 	if sig, ok := s.opts.Bus.(SessionSignals); ok {
-		s.stopSignals = sig.OnSignal(s.onSignal)
+		s.stopSignals = sync.OnceFunc(sig.OnSignal(s.onSignal)) // Close may run more than once
 	}
 }
 

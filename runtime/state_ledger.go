@@ -10,7 +10,8 @@ import (
 )
 
 // StateLedger records which requestStates were used, for single-use mode
-// (Options.SingleUseState, Options.SingleUseTools): a state whose ID was
+// (Options.SingleUseState, Options.SingleUseTools, Tool.SingleUseState): a
+// state whose ID was
 // spent once is refused the next time, so one answer runs a tool once. The
 // in-memory default serves one process; replicas share one in Redis
 // (redisstore's Configure sets it).
@@ -74,9 +75,19 @@ func (l *MemoryStateLedger) Spend(_ context.Context, id string, until time.Time)
 // errStateSpent: a single-use requestState came back a second time.
 var errStateSpent = errors.New("requestState was already used, and this tool accepts each answer once; call the tool again without it")
 
-// singleUse reports whether tool's requestStates are single-use.
-func (s *Server) singleUse(tool string) bool {
-	return s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, tool)
+// singleUse reports whether the requestStates of method on target (a tool,
+// for tools/call) are single-use.
+func (s *Server) singleUse(method, target string) bool {
+	if method != "tools/call" {
+		return s.opts.SingleUseState
+	}
+	if s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, target) {
+		return true
+	}
+	s.mu.RLock()
+	t := s.byName[target]
+	s.mu.RUnlock()
+	return t != nil && t.SingleUseState
 }
 
 // openState opens a requestState (integrity, expiry, binding)
@@ -84,7 +95,7 @@ func (s *Server) singleUse(tool string) bool {
 // already used is refused, so a replayed answer does not run the tool again.
 func (s *Server) openState(ctx context.Context, method, target, token, digest string) (*requestState, error) {
 	st, err := s.sealer.open(token, method, target, digest, principalKeyOf(ctx))
-	if err != nil || !s.singleUse(target) {
+	if err != nil || !s.singleUse(method, target) {
 		return st, err
 	}
 	if st.ID == "" {

@@ -46,15 +46,31 @@ func replayAnswer(t *testing.T, s *Server) []*modernResp {
 	return out
 }
 
-// TestSingleUseStateRunsOnce: with SingleUseTools naming the tool, one
-// answer with its requestState deletes once; the same retry replayed is
-// refused with -32602 and runs nothing.
+// TestSingleUseStateRunsOnce: in single-use mode (for every tool, for the
+// named tools, or set on the tool), one answer with its requestState
+// deletes once; the same retry replayed is refused with -32602 and runs
+// nothing.
 func TestSingleUseStateRunsOnce(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts Options
+		tool bool
+	}{
+		"Options.SingleUseState": {opts: Options{SingleUseState: true}},
+		"Options.SingleUseTools": {opts: Options{SingleUseTools: []string{"confirm_delete"}}},
+		"Tool.SingleUseState":    {tool: true},
+	} {
+		t.Run(name, func(t *testing.T) { testSingleUse(t, tc.opts, tc.tool) })
+	}
+}
+
+func testSingleUse(t *testing.T, opts Options, onTool bool) {
 	leakCheck(t)
 	var deleted atomic.Int32
-	s := NewServer(Options{SingleUseTools: []string{"confirm_delete"}})
+	s := NewServer(opts)
 	t.Cleanup(func() { s.Close() })
-	if err := s.AddTool(deleteTool(&deleted)); err != nil {
+	tool := deleteTool(&deleted)
+	tool.SingleUseState = onTool
+	if err := s.AddTool(tool); err != nil {
 		t.Fatal(err)
 	}
 	resps := replayAnswer(t, s)

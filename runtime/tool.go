@@ -27,6 +27,12 @@ type Tool struct {
 	// Scopes are the OAuth scopes a caller's token must grant to call the tool
 	// (_meta["mcpgen.dev/scopes"]); checked only when Options.Auth is set.
 	Scopes []string
+	// SingleUseState makes this tool's 2026-07-28 requestState single-use,
+	// as Options.SingleUseState does for every tool: a retry runs the
+	// handler once, and the same requestState again is refused. Generated
+	// code sets it for a tool whose _meta has "mcpgen.dev/singleUseState":
+	// true.
+	SingleUseState bool
 }
 
 // ToolResult is the result of one tools/call.
