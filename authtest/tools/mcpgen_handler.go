@@ -13,7 +13,7 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_1_0
+const _ = runtime.IsAtLeastVersion0_2_0
 
 // Handler implements the tools of this package, one method per tool. Embed
 // UnimplementedHandler in your implementation so that tools added later do not
