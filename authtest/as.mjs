@@ -6,7 +6,8 @@
 // asked for), the scope asked for at /authorize carried into the token, and a
 // real RFC 7662 introspection endpoint. Loopback-only /test/* routes let a
 // test pick the user who "logs in", switch refresh tokens off, and obtain
-// tokens with a chosen flaw through the token endpoint itself.
+// tokens with a chosen flaw through the token endpoint itself, and rotate
+// the signing keys.
 //
 // Prints {"issuer": URL} on stdout once listening; exits when stdin closes.
 import { randomUUID } from 'node:crypto';
@@ -129,6 +130,12 @@ svc.addRoute('POST', '/test/foreign-token', async (req, res) => {
     });
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ access_token: token }));
+});
+
+svc.addRoute('POST', '/test/rotate', async (_req, res) => {
+    const key = await server.issuer.keys.generate('RS256');
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ kid: key.kid }));
 });
 
 await server.start(0, '127.0.0.1');

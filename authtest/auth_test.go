@@ -6,12 +6,18 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/oauth"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // Every test starts a real authorization server (oauth2-mock-server, as.mjs)
@@ -23,8 +29,10 @@ type clientRun struct {
 	Steps []string `json:"steps"`
 	Tools []string `json:"tools"`
 	Read  string   `json:"read"`
-	Write string   `json:"write"`
-	Error string   `json:"error"`
+	// ReadAfterExpiry is the read after the first token expired (--outlive).
+	ReadAfterExpiry string `json:"readAfterExpiry"`
+	Write           string `json:"write"`
+	Error           string `json:"error"`
 }
 
 func runClient(t *testing.T, args ...string) clientRun {
@@ -75,7 +83,7 @@ func TestDiscoveryAndStepUp(t *testing.T) {
 			if r.Read != "alice mcp:read" || !strings.HasPrefix(r.Write, "alice ") || !strings.Contains(r.Write, "mcp:write") {
 				t.Errorf("read %q, write %q (steps %v)", r.Read, r.Write, r.Steps)
 			}
-			if !slices.Equal(r.Tools, []string{"read", "confirm"}) {
+			if !slices.Equal(r.Tools, []string{"confirm", "read"}) {
 				t.Errorf("tools/list with mcp:read: %v, want the tools that scope allows", r.Tools)
 			}
 			// The authorization server saw MCP's discovery: metadata, registration,
@@ -245,7 +253,7 @@ func TestRequestStateReplay(t *testing.T) {
 	if err := json.Unmarshal([]byte(first.body), &res); err != nil || res.Result.ResultType != "input_required" {
 		t.Fatalf("first round: %d %s", first.status, first.body)
 	}
-	retry := fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`, res.Result.RequestState)
+	retry := fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm_it":{"action":"accept","content":{"confirm":true}}}`, res.Result.RequestState)
 	r := m.modernCall(t, as.token("bob", "mcp:read", m.url), "confirm", retry)
 	if r.status != 200 || !strings.Contains(r.body, `"code":-32602`) || !strings.Contains(r.body, "requestState was issued to another principal") {
 		t.Errorf("bob's retry: %d %s", r.status, r.body)
@@ -277,5 +285,102 @@ func TestIntrospection(t *testing.T) {
 	}
 	if !slices.ContainsFunc(as.takeLog(), func(e asEvent) bool { return e.Path == "/introspect" }) {
 		t.Error("the authorization server saw no introspection request")
+	}
+}
+
+// A key the issuer starts publishing is picked up with one JWKS fetch; the
+// old key keeps working while it is published.
+func TestKeyRotation(t *testing.T) {
+	as := startAS(t)
+	m := startServerWith(t, as, useJWT, time.Millisecond, 0)
+	if r := m.post(t, as.token("alice", "mcp:read", m.url), initialize); r.status != 200 {
+		t.Fatalf("before rotation: %d %s", r.status, r.body)
+	}
+	before := m.jwt.KeyFetches()
+	resp, err := http.PostForm(as.issuer+"/test/rotate", url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rotated struct{ Kid string }
+	err = json.NewDecoder(resp.Body).Decode(&rotated)
+	resp.Body.Close()
+	if err != nil || rotated.Kid == "" {
+		t.Fatalf("rotate: %v", err)
+	}
+	// The authorization server signs with its keys in turn, an id_token and
+	// an access token per password grant: a client_credentials grant (one
+	// token) in between makes the next access token use the other key.
+	var newTok, oldTok string
+	for i := range 4 {
+		if i%2 == 1 {
+			as.post("/token", url.Values{"grant_type": {"client_credentials"}, "scope": {"x"}})
+			continue
+		}
+		tok := as.token("alice", "mcp:read", m.url)
+		hdr, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[0])
+		var h struct{ Kid string }
+		_ = json.Unmarshal(hdr, &h)
+		if h.Kid == rotated.Kid {
+			newTok = tok
+		} else {
+			oldTok = tok
+		}
+	}
+	if newTok == "" || oldTok == "" {
+		t.Fatalf("want one token per key, got new %v old %v", newTok != "", oldTok != "")
+	}
+	if r := m.post(t, newTok, initialize); r.status != 200 {
+		t.Errorf("token with the new key: %d %q", r.status, r.challenge)
+	}
+	if n := m.jwt.KeyFetches() - before; n != 1 {
+		t.Errorf("the new key took %d JWKS fetches, want 1", n)
+	}
+	if r := m.post(t, oldTok, initialize); r.status != 200 {
+		t.Errorf("token with the old key: %d %q", r.status, r.challenge)
+	}
+}
+
+// A verifier configured with another spelling of the issuer than the one
+// the authorization server's metadata names refuses to use it (the server
+// then answers 503: a misconfiguration, not a bad token).
+func TestIssuerMismatchAtDiscovery(t *testing.T) {
+	as := startAS(t)
+	other := strings.Replace(as.issuer, "127.0.0.1", "localhost", 1)
+	v, err := oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: other, Resource: "http://127.0.0.1:1/mcp", HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Discover(context.Background())
+	if !errors.Is(err, runtime.ErrAuthUnavailable) || !strings.Contains(err.Error(), fmt.Sprintf("names issuer %q, not %q", as.issuer, other)) {
+		t.Errorf("discovery: %v", err)
+	}
+}
+
+// A client whose token expires refreshes it (with the resource indicator)
+// when the server answers 401 invalid_token, and goes on.
+func TestExpiredTokenRefresh(t *testing.T) {
+	as := startAS(t)
+	m := startServerWith(t, as, useJWT, time.Hour, -1) // no leeway: expired means expired
+	as.config(map[string]any{"ttl": 2, "refresh": true})
+	// The wait lets the 2-second token expire: the passing of time is what
+	// is tested here.
+	r := runClient(t, "--sdk", "v2", "--outlive", "3000", "--url", m.url)
+	if r.Read != "alice mcp:read" || r.ReadAfterExpiry != "alice mcp:read" {
+		t.Errorf("read %q, after expiry %q (steps %v)", r.Read, r.ReadAfterExpiry, r.Steps)
+	}
+	if log := m.logged(); !strings.Contains(log, `error=invalid_token reason="invalid token: the token has expired"`) {
+		t.Errorf("the server did not refuse the expired token:\n%s", log)
+	}
+	refreshed := false
+	for _, e := range as.takeLog() {
+		if e.Path == "/token" && e.GrantType == "refresh_token" {
+			refreshed = true
+			if e.Resource != m.url {
+				t.Errorf("refresh without the resource indicator: %+v", e)
+			}
+		}
+	}
+	if !refreshed {
+		t.Error("the client did not refresh its token")
 	}
 }

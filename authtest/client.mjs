@@ -4,14 +4,21 @@
 // authorization code with the resource indicator, then a scoped tool call,
 // and on the 403 insufficient_scope a step-up to a token with more scopes.
 //
-//   node client.mjs --sdk v1|v2 [--era legacy|modern] --url URL
+//   node client.mjs --sdk v1|v2 [--era legacy|modern] [--outlive MS] --url URL
 //
 // The "browser" is one GET of the authorization URL whose 302 Location
 // carries the code. Prints one JSON line: {ok, steps, read, write, error}.
 import { parseArgs } from 'node:util';
 
 const { values: opt } = parseArgs({
-    options: { sdk: { type: 'string' }, era: { type: 'string', default: 'legacy' }, url: { type: 'string' } }
+    options: {
+        sdk: { type: 'string' },
+        era: { type: 'string', default: 'legacy' },
+        url: { type: 'string' },
+        // --outlive MS: after the first read, wait MS for the token to expire
+        // and read again (the client must refresh or re-authorize).
+        outlive: { type: 'string' }
+    }
 });
 const REDIRECT = 'http://127.0.0.1:1/callback'; // never contacted
 
@@ -107,6 +114,11 @@ try {
     const text = r => r.content.map(b => b.text).join('');
     out.tools = (await c.client.listTools()).tools.map(t => t.name);
     out.read = text(await c.client.callTool({ name: 'read', arguments: {} }));
+    if (opt.outlive) {
+        await new Promise(r => setTimeout(r, Number(opt.outlive)));
+        provider.steps.push('token expired');
+        out.readAfterExpiry = text(await c.client.callTool({ name: 'read', arguments: {} }));
+    }
     try {
         out.write = text(await c.client.callTool({ name: 'write', arguments: {} }));
     } catch (e) {

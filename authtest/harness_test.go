@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,11 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpgen/mcpgen/authtest/tools"
 	"github.com/mcpgen/mcpgen/oauth"
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -161,6 +164,23 @@ type mcpServer struct {
 	url      string // the canonical resource URI, http://127.0.0.1:P/mcp
 	metadata string // its resource_metadata URL
 	jwt      *oauth.JWTVerifier
+
+	logMu sync.Mutex
+	log   strings.Builder // what the server logged
+}
+
+// Write collects the server's log.
+func (m *mcpServer) Write(p []byte) (int, error) {
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	return m.log.Write(p)
+}
+
+// logged is the server's log so far.
+func (m *mcpServer) logged() string {
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	return m.log.String()
 }
 
 // verifierKind picks the TokenVerifier.
@@ -174,6 +194,13 @@ const (
 // startServer serves the test tools with tokens of as, checked by kind.
 func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	t.Helper()
+	return startServerWith(t, as, kind, time.Hour, 0)
+}
+
+// startServerWith is startServer with the JWT verifier's KeyRefreshInterval
+// and Leeway.
+func startServerWith(t *testing.T, as *authServer, kind verifierKind, keyRefresh, leeway time.Duration) *mcpServer {
+	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -185,7 +212,7 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	var v runtime.TokenVerifier
 	switch kind {
 	case useJWT:
-		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: time.Hour})
+		m.jwt, err = oauth.NewJWTVerifier(oauth.JWTConfig{Issuer: as.issuer, Resource: m.url, HTTPClient: hc, KeyRefreshInterval: keyRefresh, Leeway: leeway})
 		v = m.jwt
 	case useIntrospection:
 		v, err = oauth.NewIntrospectionVerifier(oauth.IntrospectionConfig{Issuer: as.issuer, Resource: m.url,
@@ -194,17 +221,17 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runtime.NewServer(runtime.Options{Name: "authtest", Auth: &runtime.Auth{
+	s := runtime.NewServer(runtime.Options{Name: "authtest", Logger: slog.New(slog.NewTextHandler(m, nil)), Auth: &runtime.Auth{
 		Resource:             m.url,
 		AuthorizationServers: []string{as.issuer},
 		Verifier:             v,
 		Scopes:               []string{"mcp:read"},
 		FilterLists:          true,
 	}})
-	for _, tool := range testTools() {
-		if err := s.AddTool(tool); err != nil {
-			t.Fatal(err)
-		}
+	// The tools generated from tools/schemas, whose _meta declares their
+	// scopes: read and confirm need mcp:read, write needs mcp:write.
+	if err := tools.Register(s, tools.Tools{}); err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -219,34 +246,6 @@ func startServer(t *testing.T, as *authServer, kind verifierKind) *mcpServer {
 		goleak.VerifyNone(t, ignore)
 	})
 	return m
-}
-
-// confirmForm is the elicitation of the confirm tool.
-var confirmForm = &runtime.Elicitation{Name: "confirm", Mode: "form", Message: "Sure?",
-	RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)}
-
-// testTools: read needs mcp:read, write mcp:write; confirm (mcp:read) asks
-// the client first. Each reports the principal the handler sees.
-func testTools() []runtime.Tool {
-	who := func(_ context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
-		p := call.Principal()
-		return runtime.ContentResult(call, []runtime.Content{runtime.Text(p.Subject + " " + strings.Join(p.Scopes, ","))}), nil
-	}
-	def := func(name string) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"test tool","inputSchema":{"type":"object"}}`, name))
-	}
-	confirm := func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
-		var a struct{ Confirm bool }
-		if err := call.Elicit(ctx, confirmForm, "", &a); err != nil {
-			return nil, err
-		}
-		return runtime.ContentResult(call, []runtime.Content{runtime.Text(fmt.Sprintf("%s confirm=%v", call.Principal().Subject, a.Confirm))}), nil
-	}
-	return []runtime.Tool{
-		{Name: "read", Definition: def("read"), Handler: who, Scopes: []string{"mcp:read"}},
-		{Name: "write", Definition: def("write"), Handler: who, Scopes: []string{"mcp:write"}},
-		{Name: "confirm", Definition: def("confirm"), Handler: confirm, Scopes: []string{"mcp:read"}, Elicitations: []*runtime.Elicitation{confirmForm}},
-	}
 }
 
 // rawResp is one HTTP answer of the MCP endpoint.

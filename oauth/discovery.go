@@ -66,7 +66,9 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 			return nil, fmt.Errorf("%w: %w", runtime.ErrAuthUnavailable, errors.Join(errs...))
 		}
 		if md.Issuer != issuer {
-			return nil, fmt.Errorf("oauth: the metadata at %s names issuer %q, not %q", u, md.Issuer, issuer)
+			// A misconfiguration, not a bad token: every token fails alike, so
+			// the server answers 503 rather than blame the client's token.
+			return nil, fmt.Errorf("%w: the metadata at %s names issuer %q, not %q", runtime.ErrAuthUnavailable, u, md.Issuer, issuer)
 		}
 		return &md, nil
 	}

@@ -1,9 +1,14 @@
 package oauth
 
 import (
+	"context"
+	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // The verifiers are tested against a real authorization server in the
@@ -51,5 +56,33 @@ func TestScopesOf(t *testing.T) {
 	}
 	if got := scopesOf(nil, []any{"a", 1, "b"}); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("scp: %v", got)
+	}
+}
+
+// An authorization server nobody listens for is an outage, never a pass.
+func TestUnreachableIssuer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	j, err := NewJWTVerifier(JWTConfig{Issuer: "http://" + addr, Resource: "http://127.0.0.1:1/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.VerifyToken(context.Background(), "a.b.c"); err == nil {
+		t.Error("a malformed token passed")
+	}
+	if err := j.Discover(context.Background()); !errors.Is(err, runtime.ErrAuthUnavailable) {
+		t.Errorf("JWT discovery: %v, want ErrAuthUnavailable", err)
+	}
+	iv, err := NewIntrospectionVerifier(IntrospectionConfig{Issuer: "http://" + addr, Endpoint: "http://" + addr + "/introspect",
+		Resource: "http://127.0.0.1:1/mcp", ClientID: "rs", ClientSecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := iv.VerifyToken(context.Background(), "opaque"); !errors.Is(err, runtime.ErrAuthUnavailable) {
+		t.Errorf("introspection: %v, want ErrAuthUnavailable", err)
 	}
 }

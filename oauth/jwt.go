@@ -126,7 +126,7 @@ func (v *JWTVerifier) refreshLocked(ctx context.Context) error {
 			return err
 		}
 		if md.JWKSURI == "" {
-			return fmt.Errorf("oauth: the metadata of issuer %q has no jwks_uri", v.cfg.Issuer)
+			return fmt.Errorf("%w: the metadata of issuer %q has no jwks_uri", runtime.ErrAuthUnavailable, v.cfg.Issuer)
 		}
 		v.jwksURL = md.JWKSURI
 	}

@@ -11,17 +11,18 @@ import (
 	"strings"
 )
 
-// Scopes are declared per tool in its file (_meta["mcpgen.dev/scopes"]) and
-// reach the runtime as Tool.Scopes. They are checked twice before a handler
-// runs: by the HTTP transport, which answers a request that lacks them with
-// 403 and an insufficient_scope challenge (the client can step up), and by
-// the method itself (a JSON-RPC error), so no path reaches a handler without
-// them.
+// Scopes are declared per tool, prompt and resource in its file
+// (_meta["mcpgen.dev/scopes"]) and reach the runtime as the Scopes field of
+// Tool, Prompt, Resource and ResourceTemplate. They are checked twice before
+// a handler runs: by the HTTP transport, which answers a request that lacks
+// them with 403 and an insufficient_scope challenge (the client can step up),
+// and by the method itself (a JSON-RPC error), so no path reaches a handler
+// without them.
 //
-// scopeRules maps a method to the scopes its target requires. Prompts and
-// resources, when the runtime serves them, declare Scopes the same way and
-// add their row here (prompts/get by name, resources/read by URI); the
-// transport check and the 403 challenge then cover them unchanged.
+// scopeRules maps a method to the target it names and the scopes that
+// target requires. A new method that runs a handler on behalf of a caller
+// adds its row here; the transport check and the 403 challenge then cover it
+// unchanged.
 var scopeRules = map[string]func(s *Server, p *requestParams) (target string, scopes []string){
 	"tools/call": func(s *Server, p *requestParams) (string, []string) {
 		if p.Name == nil {
@@ -35,13 +36,69 @@ var scopeRules = map[string]func(s *Server, p *requestParams) (target string, sc
 		}
 		return "tool " + strconv.Quote(t.Name), t.Scopes
 	},
+	"prompts/get": func(s *Server, p *requestParams) (string, []string) {
+		if p.Name == nil {
+			return "", nil
+		}
+		rp := s.features.prompt(string(p.Name))
+		if rp == nil {
+			return "", nil
+		}
+		return "prompt " + strconv.Quote(rp.Name), rp.Scopes
+	},
+	"resources/read":      resourceRule,
+	"resources/subscribe": resourceRule,
+	// Completing a prompt's argument or a template's variable may reveal
+	// what they hold: it needs the same scopes.
+	"completion/complete": func(s *Server, p *requestParams) (string, []string) {
+		var ref struct{ Type, Name, URI string }
+		if json.Unmarshal(p.Ref, &ref) != nil {
+			return "", nil
+		}
+		switch ref.Type {
+		case "ref/prompt":
+			if rp := s.features.prompt(ref.Name); rp != nil {
+				return "prompt " + strconv.Quote(rp.Name), rp.Scopes
+			}
+		case "ref/resource":
+			f := &s.features
+			f.mu.RLock()
+			defer f.mu.RUnlock()
+			if t := f.templateBy[ref.URI]; t != nil {
+				return "resource template " + strconv.Quote(ref.URI), t.Scopes
+			}
+		}
+		return "", nil
+	},
 }
 
-// checkToolScopes validates the scope tokens a tool declares.
-func checkToolScopes(t Tool) error {
-	for _, sc := range t.Scopes {
+// resourceRule is the rule of the methods that name a resource by URI.
+func resourceRule(s *Server, p *requestParams) (string, []string) {
+	if p.URI == nil {
+		return "", nil
+	}
+	fixed, tmpl, _ := s.features.findResource(*p.URI)
+	return resourceScopes(*p.URI, fixed, tmpl)
+}
+
+// resourceScopes names the resource uri (fixed, or of template tmpl) and
+// its scopes.
+func resourceScopes(uri string, fixed *registeredResource, tmpl *registeredTemplate) (string, []string) {
+	switch {
+	case fixed != nil:
+		return "resource " + strconv.Quote(uri), fixed.Scopes
+	case tmpl != nil:
+		return "resource " + strconv.Quote(uri), tmpl.Scopes
+	}
+	return "", nil
+}
+
+// checkScopes validates the scope tokens a tool, prompt or resource
+// declares.
+func checkScopes(kind, name string, scopes []string) error {
+	for _, sc := range scopes {
 		if !validScopeToken(sc) {
-			return fmt.Errorf("tool %q: scope %q is not a valid scope token (RFC 6749 section 3.3)", t.Name, sc)
+			return fmt.Errorf("%s %q: scope %q is not a valid scope token (RFC 6749 section 3.3)", kind, name, sc)
 		}
 	}
 	return nil
@@ -69,20 +126,36 @@ func (a *authState) grants(p *Principal, scope string) bool {
 }
 
 // scopesSupported is Auth.ScopesSupported, or the server-wide scopes plus
-// every scope a tool declares, in order of first appearance.
+// every scope a tool, prompt or resource declares, in order of first
+// appearance.
 func (s *Server) scopesSupported() []string {
 	if s.auth.cfg.ScopesSupported != nil {
 		return s.auth.cfg.ScopesSupported
 	}
 	out := slices.Clone(s.auth.cfg.Scopes)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, t := range s.tools {
-		for _, sc := range t.Scopes {
+	add := func(scopes []string) {
+		for _, sc := range scopes {
 			if !slices.Contains(out, sc) {
 				out = append(out, sc)
 			}
 		}
+	}
+	s.mu.RLock()
+	for _, t := range s.tools {
+		add(t.Scopes)
+	}
+	s.mu.RUnlock()
+	f := &s.features
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for _, p := range f.prompts {
+		add(p.Scopes)
+	}
+	for _, r := range f.resources {
+		add(r.Scopes)
+	}
+	for _, t := range f.templates {
+		add(t.Scopes)
 	}
 	return out
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -281,4 +283,45 @@ func TestInterceptorsSeeThePrincipal(t *testing.T) {
 			t.Errorf("interceptor saw %q, want %q", got, want)
 		}
 	}
+}
+
+// Logs name the subject of a request, never its token.
+func TestAuthLogsNameTheSubjectNotTheToken(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	opts := authOptions("http://127.0.0.1:1/mcp")
+	opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	_, ts := legacyServer(t, opts, whoTool("read", "mcp:read"), whoTool("write", "mcp:write"))
+	c := newClient(t, ts)
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp := c.post(init, bearer("alice-read"))
+	c.session, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	for _, tok := range []string{"alice-read", "forged", "expired", "bob-write"} {
+		r := c.post(callBody(1, "write", `{}`), bearer(tok))
+		io.Copy(io.Discard, r.Body)
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	for _, want := range []string{"subject=alice", "error=insufficient_scope", "error=invalid_token", "subject=bob"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("logs lack %q:\n%s", want, out)
+		}
+	}
+	for _, tok := range []string{"alice-read", "forged", "bob-write", "Bearer"} {
+		if strings.Contains(out, tok) {
+			t.Errorf("logs contain the token %q:\n%s", tok, out)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 )
 
 // getPrompt answers prompts/get. An unknown name or a missing required
@@ -25,6 +26,9 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 	if rp == nil {
 		return failure(NewError(CodeInvalidParams, "prompts/get: unknown prompt %q", p.Name))
 	}
+	if e := s.scopeError(ctx, "prompt "+strconv.Quote(rp.Name), rp.Scopes); e != nil {
+		return failure(e)
+	}
 	args, e := rp.arguments(p.Arguments)
 	if e != nil {
 		return failure(e)
@@ -38,6 +42,7 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 		return failure(e)
 	}
 	call := newCall(peer, state)
+	call.principal = PrincipalFromContext(ctx)
 	res, err := runFeatureHandler(s, "prompt", rp.Name, func() (*PromptResult, error) { return rp.Handler(ctx, call, args) })
 	if o, done := rq.era.closeRound(rq, rp.Name, raw, call, err); done {
 		return o

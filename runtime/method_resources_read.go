@@ -32,12 +32,18 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	if fixed == nil && tmpl == nil {
 		return failure(rq.era.resourceNotFound(uri))
 	}
+	if target, scopes := resourceScopes(uri, fixed, tmpl); len(scopes) > 0 {
+		if e := s.scopeError(ctx, target, scopes); e != nil {
+			return failure(e)
+		}
+	}
 	args := json.RawMessage("{}")
 	peer, state, e := rq.era.openRound(ctx, rq, uri, args)
 	if e != nil {
 		return failure(e)
 	}
 	call := newCall(peer, state)
+	call.principal = PrincipalFromContext(ctx)
 	var res *ResourceResult
 	var err error
 	var cache *cacheHint

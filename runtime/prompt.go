@@ -28,6 +28,9 @@ type Prompt struct {
 	Elicitations []*Elicitation
 	// Handler answers prompts/get.
 	Handler PromptHandler
+	// Scopes are the OAuth scopes a caller's token must grant to get the
+	// prompt; checked only when Options.Auth is set.
+	Scopes []string
 	// Complete suggests values for the prompt's arguments (completion/complete
 	// with a ref/prompt), per argument name. An argument without one gets no
 	// suggestions.
@@ -113,6 +116,9 @@ func (s *Server) AddPrompt(p Prompt) error {
 	}
 	if def.Name != p.Name || p.Name == "" {
 		return fmt.Errorf("prompt %q: definition names %q", p.Name, def.Name)
+	}
+	if err := checkScopes("prompt", p.Name, p.Scopes); err != nil {
+		return err
 	}
 	if p.Handler == nil {
 		return fmt.Errorf("prompt %q: no handler", p.Name)

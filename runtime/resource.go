@@ -33,6 +33,9 @@ type Resource struct {
 	Elicitations []*Elicitation
 	// Handler answers resources/read.
 	Handler ResourceHandler
+	// Scopes are the OAuth scopes a caller's token must grant to read (or
+	// subscribe to) the resource; checked only when Options.Auth is set.
+	Scopes []string
 	// Cache is the 2026-07-28 cache hint of its reads; nil means
 	// DefaultReadCache. A ResourceResult's own Cache wins.
 	Cache *CacheHint
@@ -50,6 +53,10 @@ type ResourceTemplate struct {
 	Elicitations []*Elicitation
 	// Handler answers resources/read of a matching URI.
 	Handler TemplateHandler
+	// Scopes are the OAuth scopes a caller's token must grant to read (or
+	// subscribe to) a resource of the template; checked only when
+	// Options.Auth is set.
+	Scopes []string
 	// List, when set, lists the template's resources that exist at run
 	// time in resources/list.
 	List ResourceLister
@@ -145,6 +152,9 @@ func (s *Server) AddResource(r Resource) error {
 	if def.Name == "" {
 		return fmt.Errorf("resource %q: definition has no name", r.URI)
 	}
+	if err := checkScopes("resource", r.URI, r.Scopes); err != nil {
+		return err
+	}
 	if r.Handler == nil {
 		return fmt.Errorf("resource %q: no handler", r.URI)
 	}
@@ -177,6 +187,9 @@ func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
 	}
 	if def.Name == "" {
 		return fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
+	}
+	if err := checkScopes("resource template", rt.URITemplate, rt.Scopes); err != nil {
+		return err
 	}
 	if rt.Handler == nil {
 		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)

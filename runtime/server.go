@@ -323,7 +323,7 @@ func (s *Server) AddTool(t Tool) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	if err := checkToolScopes(t); err != nil {
+	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
 		return err
 	}
 	for _, e := range t.Elicitations {
