@@ -110,10 +110,15 @@ func parityOutcome(t *testing.T, m rpc) string {
 }
 
 func parityTransports(t *testing.T, tools []Tool) []parityTransport {
+	return parityTransportsWith(t, Options{}, tools)
+}
+
+// parityTransportsWith is parityTransports with servers built from opts.
+func parityTransportsWith(t *testing.T, opts Options, tools []Tool) []parityTransport {
 	// Clients of every transport declare no capability, so a tool that needs
 	// one fails the same way everywhere.
 	legacyHTTP := func() parityTransport {
-		_, ts := legacyServer(t, Options{}, tools...)
+		_, ts := legacyServer(t, opts, tools...)
 		c := newClient(t, ts)
 		c.initialize(Version20251125, `{}`)
 		return parityTransport{"legacy HTTP", func(t *testing.T, id int, method string, params map[string]any) rpc {
@@ -121,7 +126,14 @@ func parityTransports(t *testing.T, tools []Tool) []parityTransport {
 		}}
 	}
 	modernHTTP := func() parityTransport {
-		s := newTestServer(t, tools...)
+		mo := opts
+		mo.Name, mo.Version = "modern-test", "1.2.3"
+		s := NewServer(mo)
+		for _, tool := range tools {
+			if err := s.AddTool(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
 		ts := httptest.NewServer(s)
 		t.Cleanup(ts.Close)
 		return parityTransport{"2026-07-28 HTTP", func(t *testing.T, id int, method string, params map[string]any) rpc {
@@ -147,7 +159,7 @@ func parityTransports(t *testing.T, tools []Tool) []parityTransport {
 		}}
 	}
 	stdio := func(name string, meta map[string]any, initialize bool) parityTransport {
-		s := NewServer(Options{})
+		s := NewServer(opts)
 		t.Cleanup(func() { s.Close() })
 		for _, tool := range tools {
 			if err := s.AddTool(tool); err != nil {

@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // callTool answers tools/call. The arguments must be an object (else
@@ -47,6 +44,9 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	res, err := s.runHandler(ctx, t, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
 		return o
+	}
+	if err == nil {
+		res = s.checkOutput(t, res)
 	}
 	return toolOutcome(t.Name, res, err)
 }
@@ -87,26 +87,7 @@ func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolR
 		}
 		return args, nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
-	}
-	var lines []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
-			lines = append(lines, loc+": "+e.Message)
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(lines, "; ")))
+	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, schemaViolations(err)))
 }
 
 // runHandler calls the tool's handler, turning a panic into an error.

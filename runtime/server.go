@@ -230,6 +230,7 @@ type registeredTool struct {
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 	flat         *flatSchema   // the allocation-free fast path of input, or nil
 	keys         *keyShape     // the names input declares, for an exact decode
+	output       *outputCheck  // the compiled outputSchema, or nil
 }
 
 // NewServer returns a Server with no tools.
@@ -298,6 +299,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
+	out, err := compileOutput(t.Name, t.Definition)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
@@ -313,7 +318,7 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema)}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), output: out}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages = nil
