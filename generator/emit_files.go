@@ -146,7 +146,7 @@ func (g *gen) emitHandler() *jen.File {
 	for _, t := range g.tools {
 		zero := jen.Nil()
 		if t.output != nil {
-			zero = typeExpr(t.output).Values()
+			zero = outputZero(t)
 		}
 		f.Commentf("// %s reports that tool %s is not implemented.", t.goName, t.def.name)
 		f.Func().Params(jen.Id("UnimplementedHandler")).Id(t.goName).

@@ -47,6 +47,9 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	}
 	if err == nil {
 		res = s.checkOutput(t, res)
+		if res != nil && rq.era.kind() == legacyEra && (t.legacyDef != nil || !isObjectJSON(res.StructuredContent)) {
+			res = legacyResult(res) // 2025 revisions: structuredContent is an object
+		}
 	}
 	return toolOutcome(t.Name, res, err)
 }

@@ -97,7 +97,7 @@ func (s *Server) Close() error {
 // then the 2026-07-28 listeners.
 func (s *Server) NotifyToolListChanged() {
 	s.mu.Lock()
-	s.listPages = nil
+	s.listPages, s.legacyPages = nil, nil
 	s.mu.Unlock()
 	data, _ := encodeRequest(nil, "notifications/tools/list_changed", nil)
 	s.smu.RLock()
