@@ -86,9 +86,10 @@ func nameOf(e *Elicitation) string {
 func (u *URLElicitation) ID() string { return u.id }
 
 // Ref names the elicitation for CompleteURLElicitation; false in
-// 2026-07-28, where the client learns the outcome by retrying the call.
+// 2026-07-28, where the client learns the outcome by retrying the call, and
+// over stdio, whose session is in no store (use Complete).
 func (u *URLElicitation) Ref() (URLElicitationRef, bool) {
-	if u.id == "" || u.session == "" {
+	if u.id == "" || u.session == "" || u.sess.stdio {
 		return URLElicitationRef{}, false
 	}
 	return URLElicitationRef{SessionID: u.session, ElicitationID: u.id}, true

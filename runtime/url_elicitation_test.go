@@ -193,11 +193,14 @@ func TestURLElicitationAskAndComplete(t *testing.T) {
 		if got := resultText(t, p.recv()); got != "opened" {
 			t.Fatalf("result %q", got)
 		}
-		ref := <-f.refs
-		if err := (<-f.urls).Complete(context.Background()); err != nil {
+		u := <-f.urls
+		if _, ok := u.Ref(); ok || len(f.refs) != 0 {
+			t.Fatal("a stdio elicitation has a Ref")
+		}
+		if err := u.Complete(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if n := p.recv(); n.Method != "notifications/elicitation/complete" || !jsonHas(n.Params, "elicitationId", ref.ElicitationID) {
+		if n := p.recv(); n.Method != "notifications/elicitation/complete" || !jsonHas(n.Params, "elicitationId", u.ID()) {
 			t.Fatalf("got %+v", n)
 		}
 	})
@@ -260,6 +263,9 @@ func TestURLElicitationRequiredModern(t *testing.T) {
 	reqs, state = inputRequired(t, c.call("tools/call", retry))
 	if again := <-f.handle; again != key || reqs["login"] == nil {
 		t.Fatalf("second round: key %q (want %q), %v", again, key, reqs)
+	}
+	if len(f.refs) != 0 {
+		t.Fatal("a 2026-07-28 elicitation has a Ref (there is no completion to send)")
 	}
 	f.finish(key)
 	retry["requestState"] = state
