@@ -278,3 +278,16 @@ func TestURLElicitationRequiredModern(t *testing.T) {
 		t.Fatalf("code %d, want -32021", code)
 	}
 }
+
+// TestURLRequiredCodeReservedInModern: a handler's own -32042 never goes out
+// in 2026-07-28; the client gets -32603 saying what to use instead.
+func TestURLRequiredCodeReservedInModern(t *testing.T) {
+	leakCheck(t)
+	raw := toolOf("raw", `{"type":"object"}`, func(context.Context, *Call, json.RawMessage) (*ToolResult, error) {
+		return nil, &Error{Code: CodeURLElicitationRequired, Message: "sign in first"}
+	})
+	c := modernServer(t, newTestServer(t, raw))
+	if code := c.call("tools/call", map[string]any{"name": "raw", "arguments": map[string]any{}}).errCode(t); code != CodeInternalError {
+		t.Fatalf("code %d, want -32603", code)
+	}
+}
