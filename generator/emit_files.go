@@ -65,14 +65,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 		method := "Elicit" + e.goName
 		v := e.varName()
 		if e.def.mode == "url" {
-			f.Add(comment(append([]string{
-				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty "+
-					"message uses the declared one. nil means the user agreed to open it, not that the "+
-					"flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.", method, e.def.name), ""},
-				docLinesOf(e.def.description)...)...))
-			f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.List(jen.Id("message"), jen.Id("url")).String()).Error().Block(
-				jen.Return(jen.Id("c").Dot("call").Dot("ElicitURL").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Id("url"))),
-			)
+			emitURLElicitation(f, call, e)
 			continue
 		}
 		f.Add(comment(append([]string{
@@ -163,7 +156,7 @@ func (g *gen) emitHandler() *jen.File {
 	for _, t := range g.tools {
 		zero := jen.Nil()
 		if t.output != nil {
-			zero = typeExpr(t.output).Values()
+			zero = outputZero(t)
 		}
 		f.Commentf("// %s reports that tool %s is not implemented.", t.goName, t.def.name)
 		f.Func().Params(jen.Id("UnimplementedHandler")).Id(t.goName).

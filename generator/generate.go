@@ -185,7 +185,7 @@ func (g *gen) build(m *model) {
 			b.root = t.output
 			b.memo = map[*jsontree.Node]*typeRef{}
 			b.roots[t.output] = fmt.Sprintf("the structured output of tool %s", t.name)
-			ir.output = b.rootType(t.output, b.typeName(t.output, ir.goName+"Output"))
+			ir.output = b.outputType(t.output, b.typeName(t.output, ir.goName+"Output"))
 			b.warnExtra()
 		}
 		for _, ref := range t.elicitRefs {

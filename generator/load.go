@@ -253,7 +253,7 @@ func loadTool(at place, m *model, rep *reporter) {
 	} else if !checkToolSchema(place{at.src, t.input}, "inputSchema", rep) {
 		ok = false
 	}
-	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkToolSchema(place{at.src, t.output}, "outputSchema", rep) {
+	if t.output = at.node.Get("outputSchema"); t.output != nil && !checkOutputSchema(place{at.src, t.output}, rep) {
 		ok = false
 	}
 

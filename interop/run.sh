@@ -120,7 +120,7 @@ ts --sdk v2 --era auto --transport http --url "$url"
 runs=$((runs + 12))
 step "go test (go-sdk and mcp-go clients)"
 INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" \
-	grouped 600 go -C "$here" test -count=1 -run 'TestGoSDK|TestMCPGo' . >"$work/go-test.log" 2>&1
+	grouped 600 go -C "$here" test -count=1 -run 'TestGoSDK|TestMCPGo|TestTSv1OutputRoots' . >"$work/go-test.log" 2>&1
 
 echo
 status=0

@@ -10,8 +10,9 @@ import (
 )
 
 // addTool is the benchmark's plain tool: two numbers in, their sum out.
+// Its outputSchema is the bench module's, so the output check runs too.
 func addTool() Tool {
-	return toolOf("add", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`,
+	t := toolOf("add", `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`,
 		func(ctx context.Context, call *Call, args json.RawMessage) (*ToolResult, error) {
 			var in struct{ A, B float64 }
 			if err := json.Unmarshal(args, &in); err != nil {
@@ -21,6 +22,9 @@ func addTool() Tool {
 				Sum float64 `json:"sum"`
 			}{in.A + in.B})
 		})
+	t.Definition = json.RawMessage(strings.TrimSuffix(string(t.Definition), "}") +
+		`,"outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"],"additionalProperties":false}}`)
+	return t
 }
 
 // BenchmarkToolsCallJSON measures one plain tools/call through ServeHTTP

@@ -138,25 +138,17 @@ func (c *Call) Elicit(ctx context.Context, e *Elicitation, message string, dst a
 
 // ElicitURL asks the client to open url (URL mode, for anything a form must
 // not carry, such as credentials). nil means the user consented to open it;
-// it does not mean the out-of-band flow finished.
+// it does not mean the out-of-band flow finished. It is NewURLElicitation
+// then Ask; keep the handle instead to complete the elicitation later.
 func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url string) error {
 	if e.Mode != "url" {
 		return fmt.Errorf("elicitation %q is %s mode; use Elicit", e.Name, e.Mode)
 	}
-	if !c.peer.capabilities().elicitURL() {
-		return &CapabilityError{Capability: "elicitation.url", detail: fmt.Sprintf("elicitation (URL mode), for %q", e.Name)}
+	u, err := c.NewURLElicitation(e)
+	if err != nil {
+		return err
 	}
-	if message == "" {
-		message = e.Message
-	}
-	params := struct {
-		Mode          string `json:"mode"`
-		Message       string `json:"message"`
-		URL           string `json:"url"`
-		ElicitationID string `json:"elicitationId,omitempty"`
-	}{Mode: "url", Message: message, URL: url, ElicitationID: c.peer.elicitationID()}
-	_, err := c.ask(ctx, c.key(e.Name), params)
-	return err
+	return u.Ask(ctx, message, url)
 }
 
 func (c *Call) ask(ctx context.Context, key string, params any) (*elicitResult, error) {

@@ -104,7 +104,7 @@ func (s *Server) forget(ev listenEvent) {
 	switch ev.method {
 	case methodToolsListChanged:
 		s.mu.Lock()
-		s.listPages = nil
+		s.listPages, s.legacyPages = nil, nil
 		s.mu.Unlock()
 	case methodPromptsListChanged, methodResourcesListChanged:
 		s.features.mu.Lock()

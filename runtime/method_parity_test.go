@@ -139,7 +139,9 @@ func parityTransportsWith(t *testing.T, opts Options, tools []Tool, register ...
 		}}
 	}
 	modernHTTP := func() parityTransport {
-		s := NewServer(opts)
+		mo := opts
+		mo.Name, mo.Version = "modern-test", "1.2.3"
+		s := NewServer(mo)
 		for _, tool := range tools {
 			if err := s.AddTool(tool); err != nil {
 				t.Fatal(err)

@@ -9,9 +9,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
-	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // callTool answers tools/call. The arguments must be an object (else
@@ -54,6 +51,15 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
 		return o
 	}
+	if rq.era.kind() == modernEra {
+		err = reservedInModern(t.Name, err)
+	}
+	if err == nil {
+		res = s.checkOutput(t, res)
+		if res != nil && rq.era.kind() == legacyEra && (t.legacyDef != nil || !isObjectJSON(res.StructuredContent)) {
+			res = legacyResult(res) // 2025 revisions: structuredContent is an object
+		}
+	}
 	return toolOutcome(t.Name, res, err)
 }
 
@@ -93,20 +99,14 @@ func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolR
 		}
 		return args, nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
-	}
-	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, strings.Join(violations(ve, t.schemaDoc()), "; ")))
+	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, schemaViolations(err, t.schemaDoc("inputSchema"))))
 }
 
-// schemaDoc is the tool's inputSchema decoded, for error messages.
-func (t *registeredTool) schemaDoc() any {
-	var def struct {
-		InputSchema any `json:"inputSchema"`
-	}
+// schemaDoc is one of the tool's schemas decoded, for error messages.
+func (t *registeredTool) schemaDoc(key string) any {
+	var def map[string]any
 	_ = json.Unmarshal(t.Definition, &def)
-	return def.InputSchema
+	return def[key]
 }
 
 // runHandler calls the tool's handler, turning a panic into an error.

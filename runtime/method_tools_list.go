@@ -25,11 +25,18 @@ func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 		}
 		page = n / s.opts.PageSize
 	}
+	legacy := rq.era.kind() == legacyEra
 	s.mu.RLock()
 	pages := s.listPages
+	if legacy && s.legacyPages != nil {
+		pages = s.legacyPages
+	}
 	s.mu.RUnlock()
 	if pages == nil {
 		pages = s.buildListPages()
+		if legacy {
+			pages = s.legacyListPages(pages)
+		}
 	}
 	if page >= len(pages) {
 		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
@@ -72,5 +79,48 @@ func (s *Server) buildListPages() [][]byte {
 		pages = append(pages, append(b, '}'))
 	}
 	s.listPages = pages
+	return pages
+}
+
+// legacyListPages returns the pages 2025-era sessions see: modern itself
+// when no tool's definition differs there, else pages built from the
+// legacy definitions (wrapped non-object outputSchemas, output_root.go).
+func (s *Server) legacyListPages(modern [][]byte) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.legacyPages != nil {
+		return s.legacyPages
+	}
+	differs := false
+	for _, t := range s.tools {
+		differs = differs || t.legacyDef != nil
+	}
+	if !differs {
+		return modern
+	}
+	size := s.opts.PageSize
+	pages := [][]byte{}
+	for start := 0; start == 0 || start < len(s.tools); start += size {
+		end := min(start+size, len(s.tools))
+		b := []byte(`{"tools":[`)
+		for i, t := range s.tools[start:end] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if t.legacyDef != nil {
+				b = append(b, t.legacyDef...)
+			} else {
+				b = append(b, t.Definition...)
+			}
+		}
+		b = append(b, ']')
+		if end < len(s.tools) {
+			b = append(b, `,"nextCursor":"`...)
+			b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
+			b = append(b, '"')
+		}
+		pages = append(pages, append(b, '}'))
+	}
+	s.legacyPages = pages
 	return pages
 }

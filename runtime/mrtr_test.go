@@ -301,7 +301,7 @@ func TestMRTROutcomes(t *testing.T) {
 			Handler: func(context.Context, *Call, json.RawMessage) (*ToolResult, error) { panic("boom") }},
 		{Name: "rpc_error", Definition: toolDef("rpc_error", ""),
 			Handler: func(context.Context, *Call, json.RawMessage) (*ToolResult, error) {
-				return nil, fmt.Errorf("wrapped: %w", NewError(-32042, "custom"))
+				return nil, fmt.Errorf("wrapped: %w", NewError(-32000, "custom"))
 			}},
 		{Name: "typed", Definition: toolDef("typed", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 			Handler: func(_ context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
@@ -342,7 +342,7 @@ func TestMRTROutcomes(t *testing.T) {
 		}
 	})
 	t.Run("a *Error is the JSON-RPC error", func(t *testing.T) {
-		if r := c.call("tools/call", map[string]any{"name": "rpc_error"}); r.errCode(t) != -32042 {
+		if r := c.call("tools/call", map[string]any{"name": "rpc_error"}); r.errCode(t) != -32000 {
 			t.Errorf("got %s", r.body)
 		}
 	})

@@ -207,6 +207,9 @@ type Server struct {
 	tools     []*registeredTool // in registration order: tools/list is deterministic
 	byName    map[string]*registeredTool
 	listPages [][]byte // encoded tools/list results per page, built lazily
+	// legacyPages are listPages as 2025-era sessions see them, when a
+	// tool's definition differs there (output_root.go); else nil.
+	legacyPages [][]byte
 
 	sessionStore SessionStore
 	pending      PendingRouter
@@ -246,6 +249,8 @@ type registeredTool struct {
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 	flat         *flatSchema   // the allocation-free fast path of input, or nil
 	keys         *keyShape     // the names input declares, for an exact decode
+	output       *outputCheck  // the compiled outputSchema, or nil
+	legacyDef    []byte        // Definition as 2025-era sessions see it (output_root.go), or nil: the same
 }
 
 // NewServer returns a Server with no tools.
@@ -326,6 +331,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
 		return err
 	}
+	out, err := compileOutput(t.Name, t.Definition)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
@@ -341,9 +350,13 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema)}
+	legacyDef, err := legacyDefinition(t.Definition)
+	if err != nil {
+		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
+	}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
-	s.listPages = nil
+	s.listPages, s.legacyPages = nil, nil
 	return nil
 }

@@ -40,6 +40,7 @@ type session struct {
 	inputClosed     chan struct{}   // stdio: closed at EOF, when no answer can come
 	pingID          json.RawMessage // the outstanding keep-alive ping
 	bus             *stream         // route through the SessionBus, once used
+	stdioOut        *stream         // stdio: the connection's output, for messages unrelated to a request
 }
 
 // errClientCancelled is the cause of a handler context the client cancelled

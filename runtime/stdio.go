@@ -32,6 +32,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	sess.inputClosed = make(chan struct{})
 	out := sess.newStream(0, true, false)
 	out.stdio = true
+	sess.stdioOut = out
 	defer s.pending.DeleteSession(context.Background(), sess.id)
 	s.changes.addStdio(sess, out)
 	defer s.changes.removeStdio(sess)

@@ -97,6 +97,31 @@ func (c CreateIssueCall) ElicitTrackerLogin(ctx context.Context, message, url st
 	return c.call.ElicitURL(ctx, trackerLoginElicitation, message, url)
 }
 
+// NewTrackerLogin starts elicitation tracker_login (URL mode) and returns its handle: ID is
+// the elicitationId to put in the URL (2025-11-25; empty in 2026-07-28), Ask sends it, and
+// Complete, or Ref with Server.CompleteURLElicitation on any replica, tells the client the
+// out-of-band step finished. A client without elicitation.url gets -32021.
+func (c CreateIssueCall) NewTrackerLogin() (*runtime.URLElicitation, error) {
+	return c.call.NewURLElicitation(trackerLoginElicitation)
+}
+
+// RequireTrackerLogin returns the error that ends the call until the user completed
+// elicitation tracker_login at the URL that url builds from its handle (keep the handle's Ref
+// to complete it later): URLElicitationRequiredError, -32042, in 2025-11-25; in 2026-07-28,
+// which reserves -32042, an input_required round asking for the URL again on every retry until
+// the handler stops requiring it. An empty message uses the declared one.
+func (c CreateIssueCall) RequireTrackerLogin(message string, url func(*runtime.URLElicitation) string) error {
+	h, err := c.call.NewURLElicitation(trackerLoginElicitation)
+	if err != nil {
+		return err
+	}
+	return c.call.RequireURL(runtime.URLNeed{
+		Elicitation: h,
+		Message:     message,
+		URL:         url(h),
+	})
+}
+
 // createIssueTool wires tool create_issue to h.
 func createIssueTool(h Handler) runtime.Tool {
 	return runtime.Tool{

@@ -75,6 +75,31 @@ func (c UpdateIssueCall) ElicitTrackerLogin(ctx context.Context, message, url st
 	return c.call.ElicitURL(ctx, trackerLoginElicitation, message, url)
 }
 
+// NewTrackerLogin starts elicitation tracker_login (URL mode) and returns its handle: ID is
+// the elicitationId to put in the URL (2025-11-25; empty in 2026-07-28), Ask sends it, and
+// Complete, or Ref with Server.CompleteURLElicitation on any replica, tells the client the
+// out-of-band step finished. A client without elicitation.url gets -32021.
+func (c UpdateIssueCall) NewTrackerLogin() (*runtime.URLElicitation, error) {
+	return c.call.NewURLElicitation(trackerLoginElicitation)
+}
+
+// RequireTrackerLogin returns the error that ends the call until the user completed
+// elicitation tracker_login at the URL that url builds from its handle (keep the handle's Ref
+// to complete it later): URLElicitationRequiredError, -32042, in 2025-11-25; in 2026-07-28,
+// which reserves -32042, an input_required round asking for the URL again on every retry until
+// the handler stops requiring it. An empty message uses the declared one.
+func (c UpdateIssueCall) RequireTrackerLogin(message string, url func(*runtime.URLElicitation) string) error {
+	h, err := c.call.NewURLElicitation(trackerLoginElicitation)
+	if err != nil {
+		return err
+	}
+	return c.call.RequireURL(runtime.URLNeed{
+		Elicitation: h,
+		Message:     message,
+		URL:         url(h),
+	})
+}
+
 // ElicitIssueDetails asks the user to fill in the issue_details form; an empty message uses
 // the declared one. A declined form returns runtime.ErrDeclined, a dismissed one
 // runtime.ErrCancelled (test with errors.Is).

@@ -112,6 +112,9 @@ func main() {
 			return runtime.ContentResult(call, []runtime.Content{runtime.Text(string(out))}), nil
 		},
 	})
+	if err == nil {
+		err = srv.AddTool(completeURLTool(srv))
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
@@ -168,4 +171,25 @@ func addTouch(srv *runtime.Server) error {
 			return runtime.ContentResult(call, []runtime.Content{runtime.Text("touched")}), nil
 		},
 	})
+}
+
+// completeURLTool stands in for the out-of-band side of a URL-mode
+// elicitation (an OAuth callback, a payment webhook) that lands on whichever
+// replica: it completes the named elicitation of the named session.
+func completeURLTool(srv *runtime.Server) runtime.Tool {
+	return runtime.Tool{
+		Name: "complete_url",
+		Definition: json.RawMessage(`{"name":"complete_url","description":"Completes a URL-mode elicitation of a session.",` +
+			`"inputSchema":{"type":"object","properties":{"sessionId":{"type":"string"},"elicitationId":{"type":"string"}},"required":["sessionId","elicitationId"]}}`),
+		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
+			var ref runtime.URLElicitationRef
+			if err := json.Unmarshal(args, &ref); err != nil {
+				return nil, err
+			}
+			if err := srv.CompleteURLElicitation(ctx, ref); err != nil {
+				return nil, err
+			}
+			return runtime.ContentResult(call, []runtime.Content{runtime.Text("completed")}), nil
+		},
+	}
 }

@@ -85,6 +85,31 @@ func (c DeployCall) ElicitSsoLogin(ctx context.Context, message, url string) err
 	return c.call.ElicitURL(ctx, ssoLoginElicitation, message, url)
 }
 
+// NewSsoLogin starts elicitation sso_login (URL mode) and returns its handle: ID is the
+// elicitationId to put in the URL (2025-11-25; empty in 2026-07-28), Ask sends it, and
+// Complete, or Ref with Server.CompleteURLElicitation on any replica, tells the client the
+// out-of-band step finished. A client without elicitation.url gets -32021.
+func (c DeployCall) NewSsoLogin() (*runtime.URLElicitation, error) {
+	return c.call.NewURLElicitation(ssoLoginElicitation)
+}
+
+// RequireSsoLogin returns the error that ends the call until the user completed elicitation
+// sso_login at the URL that url builds from its handle (keep the handle's Ref to complete it
+// later): URLElicitationRequiredError, -32042, in 2025-11-25; in 2026-07-28, which reserves
+// -32042, an input_required round asking for the URL again on every retry until the handler
+// stops requiring it. An empty message uses the declared one.
+func (c DeployCall) RequireSsoLogin(message string, url func(*runtime.URLElicitation) string) error {
+	h, err := c.call.NewURLElicitation(ssoLoginElicitation)
+	if err != nil {
+		return err
+	}
+	return c.call.RequireURL(runtime.URLNeed{
+		Elicitation: h,
+		Message:     message,
+		URL:         url(h),
+	})
+}
+
 // deployTool wires tool deploy to h.
 func deployTool(h Handler) runtime.Tool {
 	return runtime.Tool{

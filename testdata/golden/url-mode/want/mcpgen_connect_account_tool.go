@@ -34,6 +34,31 @@ func (c ConnectAccountCall) ElicitLogin(ctx context.Context, message, url string
 	return c.call.ElicitURL(ctx, loginElicitation, message, url)
 }
 
+// NewLogin starts elicitation login (URL mode) and returns its handle: ID is the elicitationId
+// to put in the URL (2025-11-25; empty in 2026-07-28), Ask sends it, and Complete, or Ref with
+// Server.CompleteURLElicitation on any replica, tells the client the out-of-band step
+// finished. A client without elicitation.url gets -32021.
+func (c ConnectAccountCall) NewLogin() (*runtime.URLElicitation, error) {
+	return c.call.NewURLElicitation(loginElicitation)
+}
+
+// RequireLogin returns the error that ends the call until the user completed elicitation login
+// at the URL that url builds from its handle (keep the handle's Ref to complete it later):
+// URLElicitationRequiredError, -32042, in 2025-11-25; in 2026-07-28, which reserves -32042, an
+// input_required round asking for the URL again on every retry until the handler stops
+// requiring it. An empty message uses the declared one.
+func (c ConnectAccountCall) RequireLogin(message string, url func(*runtime.URLElicitation) string) error {
+	h, err := c.call.NewURLElicitation(loginElicitation)
+	if err != nil {
+		return err
+	}
+	return c.call.RequireURL(runtime.URLNeed{
+		Elicitation: h,
+		Message:     message,
+		URL:         url(h),
+	})
+}
+
 // connectAccountTool wires tool connect_account to h.
 func connectAccountTool(h Handler) runtime.Tool {
 	return runtime.Tool{
