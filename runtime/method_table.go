@@ -17,6 +17,11 @@ var methodTable = map[string]methodEntry{
 	"subscriptions/listen": {modernEra, (*Server).listen},
 	"tools/list":           {everyEra, (*Server).listTools},
 	"tools/call":           {everyEra, (*Server).callTool},
+	"tasks/get":            {everyEra, (*Server).getTask},
+	"tasks/cancel":         {everyEra, (*Server).cancelTask},
+	"tasks/result":         {legacyEra, (*Server).taskResult},
+	"tasks/list":           {legacyEra, (*Server).listTasks},
+	"tasks/update":         {modernEra, (*Server).updateTask},
 }
 
 // methodEntry is one row of the method table.

@@ -43,6 +43,9 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if res != nil {
 		return resultOf(res)
 	}
+	if o, done := s.taskCall(ctx, rq, t, args, peer, state); done {
+		return o
+	}
 	call := newCall(peer, state)
 	res, err := s.runHandler(ctx, t, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {

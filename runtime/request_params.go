@@ -19,6 +19,7 @@ type requestParams struct {
 	InputResponses json.RawMessage     // 2026-07-28 retries
 	Notifications  *subscriptionFilter // subscriptions/listen
 	RequestID      json.RawMessage     // notifications/cancelled
+	Task           json.RawMessage     // tools/call of 2025-11-25: the task augmentation
 	// initialize.
 	ProtocolVersion *string
 	Capabilities    json.RawMessage
@@ -95,6 +96,8 @@ func decodeParams(p *requestParams, raw json.RawMessage) {
 			p.InputResponses = v
 		case "requestId":
 			p.RequestID = v
+		case "task":
+			p.Task = v
 		case "capabilities":
 			p.Capabilities = v
 		case "clientInfo":

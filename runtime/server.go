@@ -138,6 +138,25 @@ type Options struct {
 	// Bus carries fallback messages to the replica that holds a session's GET
 	// stream; nil means one process.
 	Bus SessionBus
+
+	// TaskStore holds the tasks of tools that run as tasks
+	// (execution.taskSupport); nil means in memory (one process), bounded
+	// by MaxTasks (0 means 10,000). TaskTTL is how long a task is kept
+	// from its creation, and the longest a 2025-11-25 client may ask for;
+	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
+	// clients; 0 means 1s. TaskLease is how long a task outlives the last
+	// sign of life of the replica running it before it is reported failed;
+	// that replica renews it every third of it; 0 means 30s.
+	TaskStore        TaskStore
+	MaxTasks         int
+	TaskTTL          time.Duration
+	TaskPollInterval time.Duration
+	TaskLease        time.Duration
+	// InputBeforeTask names tools that ask their first questions in
+	// 2026-07-28 input_required rounds and become tasks once they have the
+	// answers (SEP-2663's multi round-trip before task creation); other
+	// task tools become tasks at once and ask inside the task.
+	InputBeforeTask []string
 }
 
 // withDefaults fills in the zero fields.
@@ -178,6 +197,9 @@ func (o Options) withDefaults() Options {
 	def(&o.ResumeWindow, time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
+	def(&o.TaskTTL, time.Hour)
+	def(&o.TaskPollInterval, time.Second)
+	def(&o.TaskLease, 30*time.Second)
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}
@@ -216,6 +238,7 @@ type Server struct {
 	capabilities json.RawMessage // the server capabilities, for initialize and server/discover
 	sealer       *stateSealer    // seals 2026-07-28 requestState
 	listeners    *listenHub      // open subscriptions/listen streams
+	tasks        *taskEngine     // tools that run as tasks
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
@@ -230,6 +253,7 @@ type registeredTool struct {
 	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
 	flat         *flatSchema   // the allocation-free fast path of input, or nil
 	keys         *keyShape     // the names input declares, for an exact decode
+	tasks        taskSupport   // execution.taskSupport
 }
 
 // NewServer returns a Server with no tools.
@@ -264,6 +288,7 @@ func NewServer(opts Options) *Server {
 	sealer.ttl = opts.RequestStateTTL
 	s.sealer = sealer
 	s.listeners = newListenHub()
+	s.tasks = newTaskEngine(s)
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
@@ -298,6 +323,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
+	ts, err := parseTaskSupport(t.Definition)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	for _, e := range t.Elicitations {
 		if _, err := e.form(); err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
@@ -313,7 +342,10 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema)}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), tasks: ts}
+	if ts != taskForbidden {
+		s.tasks.any.Store(true)
+	}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages = nil
