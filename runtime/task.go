@@ -285,7 +285,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 		switch {
 		case o.err != nil:
 			r.Status, r.Error, r.StatusMessage = TaskFailed, o.err, o.err.Message
-		case !r.Modern && res != nil && res.IsError:
+		case !r.Modern && isToolError(o.result):
 			// 2025-11-25: a tool error is a failed task whose result is
 			// the isError result; 2026-07-28 calls it completed.
 			r.Status, r.Result, r.StatusMessage = TaskFailed, result, "the tool reported an error (isError)"
@@ -503,4 +503,9 @@ func capabilitiesWith(caps json.RawMessage, key, v string) json.RawMessage {
 		return caps
 	}
 	return b
+}
+
+func isToolError(result any) bool {
+	r, ok := result.(*ToolResult)
+	return ok && r.IsError
 }
