@@ -149,3 +149,61 @@ func TestTaskOfKilledReplicaFails(t *testing.T) {
 		t.Fatalf("task of the killed replica: %v", got)
 	}
 }
+
+// 2025-11-25: a session's task created on A is read on B, whose tasks/result
+// asks the task's question on its own stream; the answer is POSTed to C,
+// and the handler on A resumes; tasks/list on C finds the task.
+func TestLegacyTaskCrossesThreeReplicas(t *testing.T) {
+	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t))
+	c := newCluster(rs)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := s.rpc(ctx, rs[0].url, "tools/call", map[string]any{"name": "ask_task", "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}})
+	if err != nil || m.Error != nil {
+		t.Fatalf("tools/call on A: %v %+v", err, m)
+	}
+	var created struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+			Status string `json:"status"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(m.Result, &created) != nil || created.Task.TaskID == "" {
+		t.Fatalf("tools/call on A: %s", m.Result)
+	}
+	id := created.Task.TaskID
+	resp, err := s.do(ctx, http.MethodPost, rs[1].url, map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": map[string]any{"taskId": id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var final *msg
+	err = readMessages(resp, func(m *msg) (bool, error) {
+		switch {
+		case m.Method == "elicitation/create":
+			if !strings.Contains(string(m.Params), `"io.modelcontextprotocol/related-task":{"taskId":"`+id+`"}`) {
+				return true, fmt.Errorf("the question lacks the related-task _meta: %s", m.Params)
+			}
+			ans := map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"action": "accept", "content": map[string]any{"value": answerValue(7)}}}
+			return false, s.post(ctx, rs[2].url, ans, http.StatusAccepted)
+		case m.Method == "" && string(m.ID) == "99":
+			final = m
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil || final == nil || final.Error != nil {
+		t.Fatalf("tasks/result on B: %v %+v", err, final)
+	}
+	if text := string(final.Result); !strings.Contains(text, fmt.Sprintf(`\"value\":%d`, answerValue(7))) || !strings.Contains(text, rs[0].id) || !strings.Contains(text, "related-task") {
+		t.Fatalf("tasks/result on B: %s", final.Result)
+	}
+	list, _, err := s.rpc(ctx, rs[2].url, "tasks/list", map[string]any{})
+	if err != nil || list.Error != nil || !strings.Contains(string(list.Result), id) || !strings.Contains(string(list.Result), `"completed"`) {
+		t.Fatalf("tasks/list on C: %v %+v", err, list)
+	}
+}
