@@ -667,3 +667,29 @@ func runConfirmTask(url string, hc *http.Client, yes bool) error {
 		time.Sleep(5 * time.Millisecond) // polling, as a client does
 	}
 }
+
+// TestTaskListenNeedsExtension: asking subscriptions/listen for task
+// notifications without the extension is -32021; with it the listen is
+// acknowledged without taskIds (no task notifications are sent).
+func TestTaskListenNeedsExtension(t *testing.T) {
+	leakCheck(t)
+	s := newTestServer(t, confirmTaskTool())
+	t.Cleanup(func() { _ = s.Close() })
+	c := modernServer(t, s)
+	r := c.call("subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{"x"}}})
+	if r.errCode(t) != CodeMissingCapability || !strings.Contains(jsonOf(r.errData(t)), extTasks) {
+		t.Fatalf("listen for tasks without the extension: %s", r.body)
+	}
+	c.caps = tasksCaps
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, body := c.send("subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{"x"}, "toolsListChanged": true}}, withCtx(ctx))
+	defer body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen: HTTP %d", resp.StatusCode)
+	}
+	ack := newSSEReader(body).next(t)
+	if ack["method"] != "notifications/subscriptions/acknowledged" || strings.Contains(jsonOf(ack), "taskIds") {
+		t.Fatalf("acknowledgement %v", ack)
+	}
+}
