@@ -146,7 +146,8 @@ type Options struct {
 	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
 	// clients; 0 means 1s. TaskLease is how long a task outlives the last
 	// sign of life of the replica running it before it is reported failed;
-	// that replica renews it every third of it; 0 means 30s.
+	// that replica renews it every third of it; 0 means 30s. None of the
+	// three can be disabled: 0 or less takes the default.
 	TaskStore        TaskStore
 	MaxTasks         int
 	TaskTTL          time.Duration
@@ -197,9 +198,14 @@ func (o Options) withDefaults() Options {
 	def(&o.ResumeWindow, time.Minute)
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
-	def(&o.TaskTTL, time.Hour)
-	def(&o.TaskPollInterval, time.Second)
-	def(&o.TaskLease, 30*time.Second)
+	for _, d := range []struct {
+		p *time.Duration
+		v time.Duration
+	}{{&o.TaskTTL, time.Hour}, {&o.TaskPollInterval, time.Second}, {&o.TaskLease, 30 * time.Second}} {
+		if *d.p <= 0 {
+			*d.p = d.v // a task bound cannot be disabled
+		}
+	}
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}

@@ -306,7 +306,7 @@ var errTaskEnded = errors.New("mcpgen: the task already ended")
 func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 	defer e.wg.Done()
 	lease := e.s.opts.TaskLease
-	renew := time.NewTicker(lease / 3)
+	renew := time.NewTicker(max(lease/3, time.Millisecond))
 	defer renew.Stop()
 	expiry := time.NewTimer(time.Until(rec.ExpiresAt))
 	defer expiry.Stop()
