@@ -693,3 +693,59 @@ func TestTaskListenNeedsExtension(t *testing.T) {
 		t.Fatalf("acknowledgement %v", ack)
 	}
 }
+
+// TestTaskInputBeforeTask: a tool named in Options.InputBeforeTask asks its
+// first question in an input_required round (no task yet); the retry with
+// the answer becomes a task in which the same handler runs on, and a later
+// question is the task's, answered with tasks/update.
+func TestTaskInputBeforeTask(t *testing.T) {
+	leakCheck(t)
+	runs := 0
+	tool := taskTool("asks_first", "required", func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		runs++
+		var a, b confirmAnswer
+		if err := call.Elicit(ctx, confirmForm, "before the task", &a); err != nil {
+			return nil, err
+		}
+		if err := call.Elicit(ctx, confirmForm, "inside the task", &b); err != nil {
+			return nil, err
+		}
+		return ContentResult(call, []Content{Text(fmt.Sprintf("before=%v inside=%v", a.Confirm, b.Confirm))}), nil
+	}, confirmForm)
+	s := NewServer(Options{InputBeforeTask: []string{"asks_first"}})
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.AddTool(tool); err != nil {
+		t.Fatal(err)
+	}
+	c := modernServer(t, s)
+	c.caps = tasksCaps
+	first := c.call("tools/call", map[string]any{"name": "asks_first", "arguments": map[string]any{}}).result(t)
+	if first["resultType"] != "input_required" || first["taskId"] != nil || !strings.Contains(jsonOf(first["inputRequests"]), "before the task") {
+		t.Fatalf("round one: %v", first)
+	}
+	second := c.call("tools/call", map[string]any{"name": "asks_first", "arguments": map[string]any{},
+		"requestState": first["requestState"],
+		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}).result(t)
+	id, _ := second["taskId"].(string)
+	if second["resultType"] != "task" || id == "" || second["requestState"] != nil {
+		t.Fatalf("round two: %v", second)
+	}
+	w := taskWire{name: "2026-07-28 HTTP", modern: true, send: func(t *testing.T, method string, params map[string]any, _ func(rpc) string) rpc {
+		r := c.call(method, params, withHeader(headerName, id))
+		b, _ := json.Marshal(r.final(t))
+		var m rpc
+		_ = json.Unmarshal(b, &m)
+		return m
+	}}
+	waiting := awaitStatus(t, w, id, TaskInputRequired)
+	for key, req := range waiting.InputRequests {
+		if !strings.Contains(string(req), "inside the task") {
+			t.Fatalf("the task's question: %s", req)
+		}
+		w.send(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"confirm": false}}}}, nil)
+	}
+	done := awaitStatus(t, w, id, TaskCompleted)
+	if !strings.Contains(string(done.Result), "before=true inside=false") || runs != 2 {
+		t.Fatalf("result %s after %d runs (one per round before the task)", done.Result, runs)
+	}
+}
