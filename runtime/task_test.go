@@ -724,7 +724,7 @@ func TestTaskInputBeforeTask(t *testing.T) {
 		t.Fatalf("round one: %v", first)
 	}
 	second := c.call("tools/call", map[string]any{"name": "asks_first", "arguments": map[string]any{},
-		"requestState": first["requestState"],
+		"requestState":   first["requestState"],
 		"inputResponses": map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}).result(t)
 	id, _ := second["taskId"].(string)
 	if second["resultType"] != "task" || id == "" || second["requestState"] != nil {
