@@ -12,7 +12,8 @@
 #     this module),
 # each through a form elicitation, a sampling request, progress notifications,
 # a plain tool call and the three at once, with the default GET behaviour and
-# POST-only.
+# POST-only; and the TypeScript SDK v1 and mcp-go task APIs (2025-11-25
+# experimental tasks).
 # Prints a table and exits non-zero when any round trip fails.
 #
 # Installs what it needs: the npm packages of package-lock.json (npm ci,
@@ -116,6 +117,15 @@ ts --sdk v2 --era modern --transport http --url "$url" --no-get
 ts --sdk v2 --era modern --transport stdio --command "$work/server" -- -stdio
 ts --sdk v2 --era auto --transport http --url "$url"
 
+# Tasks (2025-11-25 experimental tasks) through the TypeScript SDK v1's task
+# API; mcp-go's task API is TestMCPGoTasks, run with the module's go test.
+tasks_status=0
+step "ts-tasks.mjs (TypeScript SDK v1 tasks)"
+if ! timeout 120 "$node" "$here/clients/ts-tasks.mjs" --url "$url" >"$work/ts-tasks.log" 2>&1; then
+	tasks_status=1
+fi
+sed 's/^/  /' "$work/ts-tasks.log" >&2
+
 # The Go clients: 7 go-sdk runs and 5 mcp-go runs (see *_test.go).
 runs=$((runs + 12))
 step "go test (go-sdk and mcp-go clients)"
@@ -125,6 +135,10 @@ INTEROP_URL="$url" INTEROP_SERVER_BIN="$work/server" INTEROP_RESULTS="$results" 
 echo
 status=0
 "$node" "$here/clients/report.mjs" "$results" --expect "$runs" || status=$?
+if [ "$tasks_status" -ne 0 ] && [ "$status" -eq 0 ]; then
+	echo "interop: the TypeScript SDK v1 task checks failed (see above)"
+	status=1
+fi
 if [ "$status" -ne 0 ]; then
 	echo
 	echo "--- client stderr (last 40 lines)"

@@ -176,6 +176,9 @@ func (s *Store) Configure(o *runtime.Options) {
 		o.StateLedger = s.StateLedger()
 	}
 	o.ReplicaID = s.id
+	if o.TaskStore == nil {
+		o.TaskStore = s.Tasks()
+	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
 	}

@@ -70,6 +70,13 @@
 //     pending_router.go); mrtr_peer.go answers from the retry or records the
 //     question.
 //
+// A tool whose Definition says execution.taskSupport may run as a task
+// (task.go): tools/call stores the task in the TaskStore (task_store.go) and
+// answers at once, and the handler runs on in its own goroutine through a
+// taskPeer (task_peer.go), whose questions park in the task until an answer
+// arrives through tasks/update (2026-07-28) or on the stream of a
+// tasks/result (2025-11-25). The tasks methods are method_tasks_*.go.
+//
 // Legacy responses go out on a stream (stream.go, backpressure_wait.go) that
 // writePOST sends as JSON or, once anything else rides it, as SSE
 // (sse_writer.go, event_store.go); 2026-07-28 responses are written by

@@ -14,6 +14,9 @@ type subscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs (the tasks extension) asks for notifications/tasks of these
+	// tasks; none are sent, so the acknowledgement never lists them.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // listenHub fans server events out to the open subscriptions/listen streams.

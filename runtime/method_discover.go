@@ -13,5 +13,5 @@ func (s *Server) discover(context.Context, *request) outcome {
 		SupportedVersions []string        `json:"supportedVersions"`
 		Capabilities      json.RawMessage `json:"capabilities"`
 		Instructions      string          `json:"instructions,omitempty"`
-	}{supportedVersions, s.serverCapabilities(), s.opts.Instructions}}
+	}{supportedVersions, s.tasks.modernCapabilities(), s.opts.Instructions}}
 }

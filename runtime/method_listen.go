@@ -22,6 +22,11 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 	if filter == nil {
 		return failure(NewError(CodeInvalidParams, "subscriptions/listen: params.notifications is required"))
 	}
+	if len(filter.TaskIDs) > 0 {
+		if e := gateTasks(rq); e != nil {
+			return failure(e) // task notifications need the tasks extension (-32021)
+		}
+	}
 	if !rq.out.canStream() {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}

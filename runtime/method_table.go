@@ -26,6 +26,12 @@ var methodTable = map[string]methodEntry{
 	"resources/subscribe":      {legacyEra, (*Server).subscribeResource},
 	"resources/unsubscribe":    {legacyEra, (*Server).unsubscribeResource},
 	"completion/complete":      {everyEra, (*Server).complete},
+
+	"tasks/get":    {everyEra, (*Server).getTask},
+	"tasks/cancel": {everyEra, (*Server).cancelTask},
+	"tasks/result": {legacyEra, (*Server).taskResult},
+	"tasks/list":   {legacyEra, (*Server).listTasks},
+	"tasks/update": {modernEra, (*Server).updateTask},
 }
 
 // methodEntry is one row of the method table.

@@ -44,6 +44,9 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if res != nil {
 		return resultOf(res)
 	}
+	if o, done := s.taskCall(ctx, rq, t, args, peer, state); done {
+		return o
+	}
 	call := newCall(peer, state)
 	call.intercept(s, ctx)
 	call.principal = PrincipalFromContext(ctx)

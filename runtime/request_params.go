@@ -22,6 +22,7 @@ type requestParams struct {
 	Argument       json.RawMessage     // completion/complete
 	Context        json.RawMessage     // completion/complete
 	RequestID      json.RawMessage     // notifications/cancelled
+	Task           json.RawMessage     // tools/call of 2025-11-25: the task augmentation
 	// initialize.
 	ProtocolVersion *string
 	Capabilities    json.RawMessage
@@ -104,6 +105,8 @@ func decodeParams(p *requestParams, raw json.RawMessage) {
 			p.Context = v
 		case "requestId":
 			p.RequestID = v
+		case "task":
+			p.Task = v
 		case "capabilities":
 			p.Capabilities = v
 		case "clientInfo":

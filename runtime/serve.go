@@ -91,6 +91,7 @@ func (s *Server) Close() error {
 		s.endSession(context.Background(), sess)
 	}
 	s.baseCancel()
+	s.tasks.close()
 	return nil
 }
 

@@ -148,6 +148,25 @@ type Options struct {
 	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
 	// (auth.go); nil serves without authorization, for loopback only.
 	Auth *Auth
+	// TaskStore holds the tasks of tools that run as tasks
+	// (execution.taskSupport); nil means in memory (one process), bounded
+	// by MaxTasks (0 means 10,000). TaskTTL is how long a task is kept
+	// from its creation, and the longest a 2025-11-25 client may ask for;
+	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
+	// clients; 0 means 1s. TaskLease is how long a task outlives the last
+	// sign of life of the replica running it before it is reported failed;
+	// that replica renews it every third of it; 0 means 30s. None of the
+	// three can be disabled: 0 or less takes the default.
+	TaskStore        TaskStore
+	MaxTasks         int
+	TaskTTL          time.Duration
+	TaskPollInterval time.Duration
+	TaskLease        time.Duration
+	// InputBeforeTask names tools that ask their first questions in
+	// 2026-07-28 input_required rounds and become tasks once they have the
+	// answers (SEP-2663's multi round-trip before task creation); other
+	// task tools become tasks at once and ask inside the task.
+	InputBeforeTask []string
 }
 
 // withDefaults fills in the zero fields.
@@ -189,6 +208,14 @@ func (o Options) withDefaults() Options {
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
 	def(&o.RequestTimeout, 10*time.Minute)
+	for _, d := range []struct {
+		p *time.Duration
+		v time.Duration
+	}{{&o.TaskTTL, time.Hour}, {&o.TaskPollInterval, time.Second}, {&o.TaskLease, 30 * time.Second}} {
+		if *d.p <= 0 {
+			*d.p = d.v // a task bound cannot be disabled
+		}
+	}
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}
@@ -233,6 +260,7 @@ type Server struct {
 	features featureRegistry // prompts, resources and resource templates
 	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
 	auth     *authState      // Options.Auth checked; nil without authorization
+	tasks    *taskEngine     // tools that run as tasks
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
@@ -251,6 +279,7 @@ type registeredTool struct {
 	keys         *keyShape     // the names input declares, for an exact decode
 	output       *outputCheck  // the compiled outputSchema, or nil
 	legacyDef    []byte        // Definition as 2025-era sessions see it (output_root.go), or nil: the same
+	tasks        taskSupport   // execution.taskSupport
 }
 
 // NewServer returns a Server with no tools.
@@ -295,6 +324,7 @@ func NewServer(opts Options) *Server {
 			panic(err)
 		}
 	}
+	s.tasks = newTaskEngine(s)
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
@@ -331,6 +361,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
 		return err
 	}
+	ts, err := parseTaskSupport(t.Definition)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	out, err := compileOutput(t.Name, t.Definition)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
@@ -354,7 +388,10 @@ func (s *Server) AddTool(t Tool) error {
 	if err != nil {
 		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
 	}
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}
+	if ts != taskForbidden {
+		s.tasks.any.Store(true)
+	}
 	s.tools = append(s.tools, rt)
 	s.byName[t.Name] = rt
 	s.listPages, s.legacyPages = nil, nil

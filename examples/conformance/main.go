@@ -77,6 +77,9 @@ func newServer(logger *slog.Logger) (*runtime.Server, error) {
 		// priming event, so a client can resume it after a dropped connection
 		// (test_reconnection takes 100 ms: the suite's server-sse-polling).
 		StreamAfter: 50 * time.Millisecond,
+		// test_tool_with_task asks for the user's name in an input_required
+		// round and only then becomes a task (tasks-mrtr-composition).
+		InputBeforeTask: []string{"test_tool_with_task"},
 	})
 	h := newHandler(s)
 	if err := fixtures.Register(s, h); err != nil {

@@ -14,7 +14,8 @@ import (
 
 // suiteTools are the tools the conformance suite's server scenarios call or
 // look for in tools/list (both requirement sets, plus the unscored
-// json-schema-2020-12 and http-custom-header-server-validation scenarios).
+// json-schema-2020-12, http-custom-header-server-validation and tasks-*
+// scenarios).
 var suiteTools = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 	"test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
@@ -26,6 +27,9 @@ var suiteTools = []string{
 	"test_input_required_result_list_roots", "test_input_required_result_request_state",
 	"test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
 	"test_input_required_result_tampered_state", "test_input_required_result_capabilities",
+	// the tasks extension (tasks-*)
+	"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input",
+	"test_tool_with_task",
 }
 
 func startServer(t *testing.T) string {

@@ -51,6 +51,7 @@ func main() {
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	singleUse := flag.Bool("single-use", false, "single-use requestState (Options.SingleUseState)")
+	taskLease := flag.Duration("task-lease", 0, "lease of a running task (Options.TaskLease; 0: the runtime's default)")
 	flag.Parse()
 
 	level := slog.LevelWarn
@@ -68,7 +69,7 @@ func main() {
 	})
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
-		SessionIdleTimeout: *idle, SingleUseState: *singleUse,
+		SessionIdleTimeout: *idle, SingleUseState: *singleUse, TaskLease: *taskLease,
 		StateKey: []byte(*stateKey)}
 	replicaID := "memory"
 	if !*memory {
@@ -120,6 +121,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := addTouch(srv); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	if err := addTaskTools(srv, replicaID); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,56 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// cancelTask answers tasks/cancel. A running task is cancelled before the
+// answer is sent and its handler's context ends (cooperative: the task stays
+// cancelled whatever the handler does next). 2025-11-25 returns the
+// cancelled task and refuses a task that already ended (-32602); 2026-07-28
+// acknowledges with an empty result, also for a task that already ended
+// (idempotent).
+func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
+	if e := gateTasks(rq); e != nil {
+		return failure(e)
+	}
+	id, e := taskID(rq)
+	if e != nil {
+		return failure(e)
+	}
+	if _, e := s.tasks.load(ctx, rq, id); e != nil {
+		return failure(e)
+	}
+	var ended string
+	r, err := s.tasks.store.UpdateTask(ctx, id, func(t *TaskRecord) error {
+		if t.Terminal() {
+			ended = t.Status
+			return errTaskEnded
+		}
+		t.Status, t.StatusMessage, t.Inputs = TaskCancelled, "cancelled by the client", nil
+		t.UpdatedAt = time.Now().UTC()
+		return nil
+	})
+	modern := rq.era.kind() == modernEra
+	switch {
+	case errors.Is(err, errTaskEnded) && modern:
+		return resultOf(struct{}{})
+	case errors.Is(err, errTaskEnded):
+		return failure(NewError(CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", ended))
+	case errors.Is(err, ErrTaskNotFound):
+		return failure(NewError(CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id))
+	case err != nil:
+		return failure(NewError(CodeInternalError, "cancelling task %s: %v", id, err))
+	}
+	s.tasks.mu.Lock()
+	if lt := s.tasks.live[id]; lt != nil {
+		lt.cancel(errTaskCancelled)
+	}
+	s.tasks.mu.Unlock()
+	if modern {
+		return resultOf(struct{}{})
+	}
+	return resultOf(taskObject(r, false, false))
+}

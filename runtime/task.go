@@ -1,0 +1,511 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A tool whose Definition says "execution": {"taskSupport": "optional"} or
+// "required" may run as a task: tools/call answers at once with the task,
+// and the handler runs on in a goroutine of its own, through a taskPeer.
+// The client polls the task (tasks/get), answers its questions, fetches the
+// result and may cancel it, through any replica that shares the TaskStore.
+//
+//   - 2025-11-25 (experimental tasks): the client asks for a task with
+//     params.task; questions reach it on the stream of its tasks/result,
+//     which blocks until the task ends and returns the tool's result.
+//   - 2026-07-28 (extension io.modelcontextprotocol/tasks): a client that
+//     declares the extension in the request's _meta gets a task
+//     (resultType "task"); questions appear as inputRequests in tasks/get
+//     and are answered with tasks/update; tasks/get carries the result.
+type taskSupport uint8
+
+const (
+	taskForbidden taskSupport = iota
+	taskOptional
+	taskRequired
+)
+
+// extTasks is the 2026-07-28 tasks extension's identifier.
+const extTasks = "io.modelcontextprotocol/tasks"
+
+// metaRelatedTask ties a 2025-11-25 message to its task.
+const metaRelatedTask = "io.modelcontextprotocol/related-task"
+
+// parseTaskSupport reads execution.taskSupport of a tool definition.
+func parseTaskSupport(def json.RawMessage) (taskSupport, error) {
+	var d struct {
+		Execution *struct {
+			TaskSupport *string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	if err := json.Unmarshal(def, &d); err != nil {
+		return 0, fmt.Errorf("definition: execution: %w", err)
+	}
+	if d.Execution == nil || d.Execution.TaskSupport == nil {
+		return taskForbidden, nil
+	}
+	switch *d.Execution.TaskSupport {
+	case "forbidden":
+		return taskForbidden, nil
+	case "optional":
+		return taskOptional, nil
+	case "required":
+		return taskRequired, nil
+	}
+	return 0, fmt.Errorf("definition: execution.taskSupport is %q; want forbidden, optional or required", *d.Execution.TaskSupport)
+}
+
+// taskEngine runs this process's tasks and reads everyone's from the store.
+type taskEngine struct {
+	s       *Server
+	store   TaskStore
+	replica string
+	any     atomic.Bool // some tool may run as a task: the capability is advertised
+
+	mu         sync.Mutex
+	live       map[string]*liveTask // tasks whose handler runs here
+	delivering map[string]bool      // taskID+"\x00"+key asked on a tasks/result stream here
+	wg         sync.WaitGroup
+}
+
+// liveTask is a task whose handler runs in this process.
+type liveTask struct {
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	listen peer // 2025-11-25: the peer of a tasks/result waiting for the task, for its notifications
+}
+
+func newTaskEngine(s *Server) *taskEngine {
+	e := &taskEngine{s: s, store: s.opts.TaskStore, replica: s.opts.ReplicaID,
+		live: map[string]*liveTask{}, delivering: map[string]bool{}}
+	if e.store == nil {
+		e.store = &MemoryTaskStore{Limit: s.opts.MaxTasks}
+	}
+	if e.replica == "" {
+		e.replica = newTaskID()[:12]
+	}
+	return e
+}
+
+// close waits, bounded by ShutdownTimeout, for the task goroutines that the
+// end of the server's base context stops.
+func (e *taskEngine) close() {
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	t := time.NewTimer(e.s.opts.ShutdownTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		e.s.logger.Warn("task handlers still running after the shutdown timeout")
+	}
+}
+
+func newTaskID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// declaresTasks reports whether 2026-07-28 client capabilities declare the
+// tasks extension.
+func declaresTasks(c ClientCapabilities) bool {
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if len(c.Raw) == 0 || json.Unmarshal(c.Raw, &caps) != nil {
+		return false
+	}
+	_, ok := caps.Extensions[extTasks]
+	return ok
+}
+
+// errTasksExtension is -32021 for a 2026-07-28 request that needs the
+// tasks extension and did not declare it.
+func errTasksExtension(what string) *Error {
+	return &Error{
+		Code:    CodeMissingCapability,
+		Message: "Missing required client capability: " + what + " needs the extension " + extTasks,
+		Data: struct {
+			RequiredCapabilities any `json:"requiredCapabilities"`
+		}{map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}},
+	}
+}
+
+// taskMode decides how a tools/call of t runs: false runs it as a plain
+// call; true with an outcome ends the call there (an error, or the created
+// task). p is the call's peer, state its handler state.
+func (s *Server) taskCall(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (outcome, bool) {
+	var ttl time.Duration
+	owner := ""
+	modern := rq.era.kind() == modernEra
+	if modern {
+		switch {
+		case t.tasks == taskForbidden:
+			return outcome{}, false
+		case !declaresTasks(p.capabilities()) && t.tasks == taskRequired:
+			return failure(errTasksExtension(fmt.Sprintf("tool %q runs only as a task; it", t.Name))), true
+		case !declaresTasks(p.capabilities()):
+			return outcome{}, false
+		}
+		if round, ok := p.(*mrtrPeer); ok && s.inputFirst(t.Name) {
+			return s.inputFirstTask(ctx, rq, t, args, round, state), true
+		}
+	} else {
+		if rq.sess == nil || rq.sess.version() != Version20251125 {
+			return outcome{}, false // tasks are 2025-11-25's; older sessions call as usual
+		}
+		task := rq.params.Task
+		switch {
+		case task == nil && t.tasks == taskRequired:
+			return failure(NewError(CodeMethodNotFound, "tool %q requires task augmentation (taskSupport: required)", t.Name)), true
+		case task == nil:
+			return outcome{}, false
+		case t.tasks == taskForbidden:
+			return failure(NewError(CodeMethodNotFound, "tool %q does not support task augmentation", t.Name)), true
+		}
+		var meta struct {
+			TTL *float64 `json:"ttl"`
+		}
+		if !isObjectJSON(task) || json.Unmarshal(task, &meta) != nil || meta.TTL != nil && *meta.TTL < 0 {
+			return failure(NewError(CodeInvalidParams, "tools/call: params.task must be an object with an optional non-negative ttl (milliseconds)")), true
+		}
+		if meta.TTL != nil {
+			ttl = time.Duration(*meta.TTL) * time.Millisecond
+		}
+		owner = rq.sess.id
+	}
+	rec, e := s.tasks.start(ctx, t, args, p, state, owner, modern, ttl)
+	if e != nil {
+		return failure(e), true
+	}
+	if modern {
+		return outcome{resultType: "task", result: taskObject(rec, true, false)}, true
+	}
+	return resultOf(struct {
+		Task json.RawMessage `json:"task"`
+	}{taskObject(rec, false, false)}), true
+}
+
+// start stores a new task and runs its handler in a goroutine. ttl 0 means
+// the default; a longer one than Options.TaskTTL is cut to it.
+func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.RawMessage, p peer, state []byte,
+	owner string, modern bool, ttl time.Duration) (*TaskRecord, *Error) {
+	hctx, cancel := context.WithCancelCause(e.s.baseCtx)
+	rec, lt, err := e.create(ctx, t, owner, modern, ttl, cancel)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	call := newCall(e.peerOf(rec, lt, p), state)
+	e.wg.Add(2)
+	go e.watch(hctx, rec)
+	go func() {
+		defer e.wg.Done()
+		res, err := e.s.runHandler(hctx, t, call, args)
+		e.finish(hctx, cancel, rec, t, res, err)
+	}()
+	return rec, nil
+}
+
+// create stores a new working task that this replica runs; cancel stops
+// its handler.
+func (e *taskEngine) create(ctx context.Context, t *registeredTool, owner string, modern bool, ttl time.Duration,
+	cancel context.CancelCauseFunc) (*TaskRecord, *liveTask, *Error) {
+	o := e.s.opts
+	if ttl <= 0 || ttl > o.TaskTTL {
+		ttl = o.TaskTTL
+	}
+	now := time.Now().UTC()
+	rec := &TaskRecord{
+		ID: newTaskID(), Tool: t.Name, Owner: owner, Modern: modern,
+		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
+		TTL: ttl, ExpiresAt: now.Add(ttl), PollInterval: o.TaskPollInterval,
+		Replica: e.replica, LeaseUntil: now.Add(o.TaskLease),
+	}
+	if err := e.store.CreateTask(ctx, rec); err != nil {
+		return nil, nil, NewError(CodeInternalError, "creating the task: %v", err)
+	}
+	lt := &liveTask{cancel: cancel}
+	e.mu.Lock()
+	e.live[rec.ID] = lt
+	e.mu.Unlock()
+	return rec, lt, nil
+}
+
+// peerOf is the taskPeer of rec, with the client's facts from the peer of
+// the call that created it.
+func (e *taskEngine) peerOf(rec *TaskRecord, lt *liveTask, p peer) *taskPeer {
+	return &taskPeer{e: e, id: rec.ID, modern: rec.Modern, lt: lt,
+		caps: p.capabilities(), level: p.logLevel(), progress: p.progressToken()}
+}
+
+// errTaskCancelled ends the handler of a cancelled task; errTaskExpired one
+// whose TTL passed or that the store no longer has.
+var (
+	errTaskCancelled = errors.New("mcpgen: the task was cancelled")
+	errTaskExpired   = errors.New("mcpgen: the task's TTL elapsed")
+)
+
+// finish stores how the task's handler ended, unless the task already
+// ended (cancelled), and stops its watch.
+func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc, rec *TaskRecord, t *registeredTool, res *ToolResult, err error) {
+	cause := context.Cause(ctx)
+	cancel(nil) // stops watch
+	e.mu.Lock()
+	delete(e.live, rec.ID)
+	e.mu.Unlock()
+	o := toolOutcome(t.Name, res, err)
+	now := time.Now().UTC()
+	var result json.RawMessage
+	if o.err == nil {
+		b, encErr := appendResult(nil, o.result)
+		if encErr != nil {
+			o.err = NewError(CodeInternalError, "encoding the result: %v", encErr)
+		}
+		result = b
+	}
+	if cause == errShuttingDown || (cause == context.Canceled && e.s.closing.Load()) {
+		o.err, result = NewError(CodeInternalError, "the server running the task shut down before it finished"), nil
+	}
+	_, uerr := e.store.UpdateTask(context.Background(), rec.ID, func(r *TaskRecord) error {
+		if r.Terminal() {
+			return errTaskEnded
+		}
+		r.UpdatedAt, r.Inputs = now, nil
+		switch {
+		case o.err != nil:
+			r.Status, r.Error, r.StatusMessage = TaskFailed, o.err, o.err.Message
+		case !r.Modern && isToolError(o.result):
+			// 2025-11-25: a tool error is a failed task whose result is
+			// the isError result; 2026-07-28 calls it completed.
+			r.Status, r.Result, r.StatusMessage = TaskFailed, result, "the tool reported an error (isError)"
+		default:
+			r.Status, r.Result = TaskCompleted, result
+		}
+		return nil
+	})
+	if uerr != nil && !errors.Is(uerr, errTaskEnded) && !errors.Is(uerr, ErrTaskNotFound) {
+		e.s.logger.Error("storing a task's result", slog.String("task", rec.ID), slog.String("error", uerr.Error()))
+	}
+}
+
+var errTaskEnded = errors.New("mcpgen: the task already ended")
+
+// watch renews the task's lease while its handler runs and stops the
+// handler when the task is cancelled (on any replica), expires, or is gone.
+func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
+	defer e.wg.Done()
+	lease := e.s.opts.TaskLease
+	renew := time.NewTicker(max(lease/3, time.Millisecond))
+	defer renew.Stop()
+	expiry := time.NewTimer(time.Until(rec.ExpiresAt))
+	defer expiry.Stop()
+	e.mu.Lock()
+	lt := e.live[rec.ID]
+	e.mu.Unlock()
+	if lt == nil {
+		return
+	}
+	for {
+		ch, done := e.store.TaskChanged(ctx, rec.ID)
+		r, err := e.store.GetTask(ctx, rec.ID)
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, ErrTaskNotFound):
+			lt.cancel(errTaskExpired)
+		case err == nil && r.Status == TaskCancelled:
+			lt.cancel(errTaskCancelled)
+		}
+		if ctx.Err() != nil {
+			done()
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-expiry.C:
+			lt.cancel(errTaskExpired)
+		case <-renew.C:
+			_, err := e.store.UpdateTask(ctx, rec.ID, func(r *TaskRecord) error {
+				if r.Terminal() {
+					return errTaskEnded
+				}
+				r.LeaseUntil = time.Now().UTC().Add(lease)
+				return nil
+			})
+			if err != nil && ctx.Err() == nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+				e.s.logger.Warn("renewing a task's lease", slog.String("task", rec.ID), slog.String("error", err.Error()))
+			}
+		}
+		done()
+	}
+}
+
+// load returns the task id as its owner may see it: a task of another
+// session, or of the other era, is not found. A task whose replica stopped
+// renewing its lease is marked failed first.
+func (e *taskEngine) load(ctx context.Context, rq *request, id string) (*TaskRecord, *Error) {
+	r, err := e.store.GetTask(ctx, id)
+	if err == nil && !e.visible(rq, r) {
+		err = ErrTaskNotFound
+	}
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return nil, NewError(CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
+	case err != nil:
+		return nil, NewError(CodeInternalError, "reading task %s: %v", id, err)
+	}
+	if !r.Terminal() && time.Now().After(r.LeaseUntil) {
+		r2, err := e.store.UpdateTask(ctx, id, func(t *TaskRecord) error {
+			if t.Terminal() || !time.Now().After(t.LeaseUntil) {
+				return errTaskEnded
+			}
+			msg := fmt.Sprintf("the replica %q running this task stopped (its lease lapsed at %s)", t.Replica, t.LeaseUntil.Format(time.RFC3339))
+			t.Status, t.StatusMessage, t.Inputs = TaskFailed, msg, nil
+			t.Error = &Error{Code: CodeInternalError, Message: msg}
+			t.UpdatedAt = time.Now().UTC()
+			return nil
+		})
+		switch {
+		case err == nil:
+			r = r2
+		case errors.Is(err, errTaskEnded):
+			if r, err = e.store.GetTask(ctx, id); err != nil {
+				return nil, NewError(CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id)
+			}
+		default:
+			return nil, NewError(CodeInternalError, "reading task %s: %v", id, err)
+		}
+	}
+	return r, nil
+}
+
+func (e *taskEngine) visible(rq *request, r *TaskRecord) bool {
+	if rq.era.kind() == modernEra {
+		return r.Modern
+	}
+	return !r.Modern && rq.sess != nil && r.Owner == rq.sess.id
+}
+
+// taskID returns params.taskId, required by every tasks method.
+func taskID(rq *request) (string, *Error) {
+	if rq.params.TaskID == nil || *rq.params.TaskID == "" {
+		return "", NewError(CodeInvalidParams, "%s: params.taskId is required", rq.method)
+	}
+	return *rq.params.TaskID, nil
+}
+
+// gateTasks checks that a tasks method may run for rq: in 2026-07-28 the
+// request must declare the extension (-32021); in a legacy session the
+// session must speak 2025-11-25 (-32601 otherwise).
+func gateTasks(rq *request) *Error {
+	if x, ok := rq.era.(*modernExchange); ok {
+		if !declaresTasks(x.meta.Capabilities) {
+			return errTasksExtension(rq.method)
+		}
+		return nil
+	}
+	if rq.sess == nil || rq.sess.version() != Version20251125 {
+		return NewError(CodeMethodNotFound, "method %q needs protocol %s (tasks)", rq.method, Version20251125)
+	}
+	return nil
+}
+
+// taskObject encodes the task as its era spells it: 2025-11-25 ttl and
+// pollInterval, 2026-07-28 ttlMs and pollIntervalMs. detailed adds the
+// 2026-07-28 DetailedTask members of its status (inputRequests, result,
+// error).
+func taskObject(r *TaskRecord, modern, detailed bool) json.RawMessage {
+	type wire struct {
+		TaskID         string                     `json:"taskId"`
+		Status         string                     `json:"status"`
+		StatusMessage  string                     `json:"statusMessage,omitempty"`
+		CreatedAt      string                     `json:"createdAt"`
+		LastUpdatedAt  string                     `json:"lastUpdatedAt"`
+		TTL            *int64                     `json:"ttl,omitempty"`
+		PollInterval   *int64                     `json:"pollInterval,omitempty"`
+		TTLMs          *int64                     `json:"ttlMs,omitempty"`
+		PollIntervalMs *int64                     `json:"pollIntervalMs,omitempty"`
+		InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+		Result         json.RawMessage            `json:"result,omitempty"`
+		Error          *Error                     `json:"error,omitempty"`
+	}
+	ttl, poll := r.TTL.Milliseconds(), r.PollInterval.Milliseconds()
+	w := wire{TaskID: r.ID, Status: r.Status, StatusMessage: r.StatusMessage,
+		CreatedAt: r.CreatedAt.UTC().Format(taskTime), LastUpdatedAt: r.UpdatedAt.UTC().Format(taskTime)}
+	if modern {
+		w.TTLMs, w.PollIntervalMs = &ttl, &poll
+	} else {
+		w.TTL, w.PollInterval = &ttl, &poll
+	}
+	if detailed {
+		switch r.Status {
+		case TaskInputRequired:
+			w.InputRequests = map[string]json.RawMessage{}
+			for k, in := range r.Inputs {
+				b, _ := json.Marshal(in)
+				w.InputRequests[k] = b
+			}
+		case TaskCompleted:
+			w.Result = r.Result
+		case TaskFailed:
+			w.Error = r.Error
+			if w.Error == nil {
+				w.Error = &Error{Code: CodeInternalError, Message: r.StatusMessage}
+			}
+		}
+	}
+	b, _ := json.Marshal(w)
+	return b
+}
+
+// taskTime is the ISO 8601 form of task timestamps.
+const taskTime = "2006-01-02T15:04:05.000Z07:00"
+
+// legacyCapabilities are the server capabilities of an initialize result:
+// with a tool that may run as a task, a 2025-11-25 session also gets
+// capabilities.tasks (list, cancel, task-augmented tools/call).
+func (e *taskEngine) legacyCapabilities(version string) json.RawMessage {
+	if !e.any.Load() || version != Version20251125 {
+		return e.s.serverCapabilities()
+	}
+	return capabilitiesWith(e.s.serverCapabilities(), "tasks", `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+}
+
+// modernCapabilities are the server/discover capabilities: with a tool
+// that may run as a task, extensions names io.modelcontextprotocol/tasks.
+func (e *taskEngine) modernCapabilities() json.RawMessage {
+	if !e.any.Load() {
+		return e.s.serverCapabilities()
+	}
+	return capabilitiesWith(e.s.serverCapabilities(), "extensions", `{"`+extTasks+`":{}}`)
+}
+
+// capabilitiesWith returns caps with member key set to the JSON value v.
+func capabilitiesWith(caps json.RawMessage, key, v string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(caps, &m) != nil {
+		return caps
+	}
+	m[key] = json.RawMessage(v)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return caps
+	}
+	return b
+}
+
+func isToolError(result any) bool {
+	r, ok := result.(*ToolResult)
+	return ok && r.IsError
+}
