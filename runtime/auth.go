@@ -104,8 +104,9 @@ type Auth struct {
 	// one (scope hierarchies: "files" implies "files:read"). nil means only
 	// equal scopes match.
 	Implies func(granted, required string) bool
-	// FilterLists makes tools/list show each principal only the tools its
-	// token's scopes allow it to call (such lists are cached privately).
+	// FilterLists makes tools/list, prompts/list, resources/list and
+	// resources/templates/list show each principal only the entries its
+	// token's scopes allow it to use (such lists are cached privately).
 	FilterLists bool
 	// ResourceName is the human-readable name in the metadata; empty means
 	// Options.Title, else Options.Name.

@@ -89,3 +89,32 @@ func TestAuthFeatureScopes(t *testing.T) {
 		t.Errorf("completion without plans:read: %+v", o)
 	}
 }
+
+// TestAuthFilterListsFeatures: with FilterLists, prompts/list,
+// resources/list and resources/templates/list show a principal only what
+// its token's scopes allow, and are cached privately.
+func TestAuthFilterListsFeatures(t *testing.T) {
+	leakCheck(t)
+	s := authFeatureServer(t)
+	if err := s.AddPrompt(Prompt{Name: "open", Definition: json.RawMessage(`{"name":"open"}`),
+		Handler: func(context.Context, *Call, map[string]string) (*PromptResult, error) { return &PromptResult{}, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	c := modernServer(t, s)
+	as := func(tok string) reqOpt { return withHeader("Authorization", "Bearer "+tok) }
+	for _, tc := range []struct {
+		method, tok   string
+		want, wantNot string
+	}{
+		{"prompts/list", "alice-read", `"open"`, `"plan"`},
+		{"resources/list", "alice-read", `"resources":[]`, `test://secret`},
+		{"resources/templates/list", "alice-read", `"resourceTemplates":[]`, `test://notes`},
+		{"resources/templates/list", "alice-write", `test://notes/{id}`, `"resourceTemplates":[]`},
+	} {
+		res := c.call(tc.method, nil, as(tc.tok)).result(t)
+		got := jsonOf(res)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.wantNot) || res["cacheScope"] != "private" {
+			t.Errorf("%s as %s: %s, want %s and not %s, cached privately", tc.method, tc.tok, got, tc.want, tc.wantNot)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func (s *Server) scopeError(ctx context.Context, target string, scopes []string)
 // filteredToolList answers tools/list with only the tools p may call, paged
 // like the full list (the cursor indexes the filtered list). The result
 // depends on the token, so it may be cached only privately.
-func (s *Server) filteredToolList(p *Principal, cursor *string) outcome {
+func (s *Server) filteredToolList(p *Principal, cursor *string, legacy bool) outcome {
 	start := 0
 	if cursor != nil {
 		b, err := base64.RawURLEncoding.DecodeString(*cursor)
@@ -216,7 +216,11 @@ func (s *Server) filteredToolList(p *Principal, cursor *string) outcome {
 	var allowed []json.RawMessage
 	for _, t := range s.tools {
 		if len(s.auth.missing(p, t.Scopes)) == 0 {
-			allowed = append(allowed, t.Definition)
+			if legacy && t.legacyDef != nil {
+				allowed = append(allowed, t.legacyDef) // as 2025-era sessions see it (output_root.go)
+			} else {
+				allowed = append(allowed, t.Definition)
+			}
 		}
 	}
 	s.mu.RUnlock()
@@ -238,6 +242,16 @@ func (s *Server) filteredToolList(p *Principal, cursor *string) outcome {
 		b = append(b, '"')
 	}
 	return outcome{result: json.RawMessage(append(b, '}')), cache: &privateListCache}
+}
+
+// listFilter is what Auth.FilterLists lets a list show its principal: an
+// entry whose scopes the token grants; nil when lists are not filtered.
+func (s *Server) listFilter(ctx context.Context) func(scopes []string) bool {
+	p := PrincipalFromContext(ctx)
+	if p == nil || s.auth == nil || !s.auth.cfg.FilterLists {
+		return nil
+	}
+	return func(scopes []string) bool { return len(s.auth.missing(p, scopes)) == 0 }
 }
 
 var privateListCache = cacheHint{ttlMs: listCacheTTL.Milliseconds(), scope: "private"}

@@ -223,30 +223,62 @@ func pageIndex(method string, cursor *string, size int) (int, *Error) {
 }
 
 // fixedListOutcome answers one page of a fixed list.
-func (s *Server) fixedListOutcome(rq *request, key string) outcome {
+func (s *Server) fixedListOutcome(ctx context.Context, rq *request, key string) outcome {
 	page, e := pageIndex(rq.method, rq.params.Cursor, s.opts.PageSize)
 	if e != nil {
 		return failure(e)
 	}
-	pages := s.fixedPages(rq.method, key)
+	pages, cache := s.fixedPages(rq.method, key), s.listCacheOf(rq.method)
+	if allow := s.listFilter(ctx); allow != nil {
+		pages, cache = encodePages(key, s.allowedFixedDefs(rq.method, allow), s.opts.PageSize), &privateListCache
+	}
 	if page >= len(pages) {
 		return failure(NewError(CodeInvalidParams, "%s: invalid cursor", rq.method))
 	}
-	return outcome{result: json.RawMessage(pages[page]), cache: s.listCacheOf(rq.method)}
+	return outcome{result: json.RawMessage(pages[page]), cache: cache}
+}
+
+// allowedFixedDefs are the prompts or templates whose scopes allow grants.
+func (s *Server) allowedFixedDefs(method string, allow func(scopes []string) bool) [][]byte {
+	f := &s.features
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var defs [][]byte
+	switch method {
+	case "prompts/list":
+		for _, p := range f.prompts {
+			if allow(p.Scopes) {
+				defs = append(defs, p.Definition)
+			}
+		}
+	case "resources/templates/list":
+		for _, t := range f.templates {
+			if allow(t.Scopes) {
+				defs = append(defs, t.Definition)
+			}
+		}
+	}
+	return defs
 }
 
 // resourceDefinitions are the entries of resources/list: the fixed
-// resources, then what each template's lister reports.
-func (s *Server) resourceDefinitions(ctx context.Context) ([][]byte, error) {
+// resources, then what each template's lister reports; with allow, only
+// those whose scopes (a listed resource's are its template's) it allows.
+func (s *Server) resourceDefinitions(ctx context.Context, allow func(scopes []string) bool) ([][]byte, error) {
+	if allow == nil {
+		allow = func([]string) bool { return true }
+	}
 	f := &s.features
 	f.mu.RLock()
 	defs := make([][]byte, 0, len(f.resources))
 	for _, r := range f.resources {
-		defs = append(defs, r.Definition)
+		if allow(r.Scopes) {
+			defs = append(defs, r.Definition)
+		}
 	}
 	var listers []*registeredTemplate
 	for _, t := range f.templates {
-		if t.List != nil {
+		if t.List != nil && allow(t.Scopes) {
 			listers = append(listers, t)
 		}
 	}

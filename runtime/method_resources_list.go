@@ -17,13 +17,17 @@ func (s *Server) listResources(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	defs, err := s.resourceDefinitions(ctx)
+	allow := s.listFilter(ctx)
+	defs, err := s.resourceDefinitions(ctx, allow)
 	if err != nil {
 		return failure(NewError(CodeInternalError, "resources/list: %v", err))
 	}
 	if start := page * s.opts.PageSize; start > 0 && start >= len(defs) {
 		return failure(NewError(CodeInvalidParams, "resources/list: invalid cursor"))
 	}
-	pages := encodePages("resources", defs, s.opts.PageSize)
-	return outcome{result: json.RawMessage(pages[page]), cache: s.listCacheOf(rq.method)}
+	pages, cache := encodePages("resources", defs, s.opts.PageSize), s.listCacheOf(rq.method)
+	if allow != nil {
+		cache = &privateListCache // the list depends on who asks
+	}
+	return outcome{result: json.RawMessage(pages[page]), cache: cache}
 }

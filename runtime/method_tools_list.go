@@ -14,7 +14,7 @@ import (
 // may share it.
 func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 	if p := PrincipalFromContext(ctx); p != nil && s.auth != nil && s.auth.cfg.FilterLists {
-		return s.filteredToolList(p, rq.params.Cursor)
+		return s.filteredToolList(p, rq.params.Cursor, rq.era.kind() == legacyEra)
 	}
 	page := 0
 	if c := rq.params.Cursor; c != nil {
