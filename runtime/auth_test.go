@@ -325,3 +325,22 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestAuthFilteredListWrapsOutputForLegacy: a filtered tools/list shows a
+// 2025 session the object-rooted outputSchema that session's unfiltered
+// list shows (output_root.go), not the array schema 2025 clients refuse.
+func TestAuthFilteredListWrapsOutputForLegacy(t *testing.T) {
+	tool := toolOf("ids", `{"type":"object"}`, func(_ context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		return ContentResult(call, nil), nil
+	})
+	tool.Definition = json.RawMessage(`{"name":"ids","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array","items":{"type":"integer"}}}`)
+	tool.Scopes = []string{"mcp:read"}
+	_, ts := legacyServer(t, authOptions("http://127.0.0.1:1/mcp"), tool)
+	c := newClient(t, ts)
+	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, bearer("alice-read"))
+	c.session, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
+	list := string(jsonBody(t, c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, bearer("alice-read"))).Result)
+	if strings.Contains(list, `"outputSchema":{"type":"array"`) || !strings.Contains(list, `"required":["result"],"type":"object"`) {
+		t.Errorf("filtered list for a 2025 session: %s", list)
+	}
+}
