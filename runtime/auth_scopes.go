@@ -202,7 +202,7 @@ func (s *Server) scopeError(ctx context.Context, target string, scopes []string)
 // filteredToolList answers tools/list with only the tools p may call, paged
 // like the full list (the cursor indexes the filtered list). The result
 // depends on the token, so it may be cached only privately.
-func (s *Server) filteredToolList(p *Principal, cursor *string, legacy bool) outcome {
+func (s *Server) filteredToolList(p *Principal, cursor *string, definition func(*registeredTool) json.RawMessage) outcome {
 	start := 0
 	if cursor != nil {
 		b, err := base64.RawURLEncoding.DecodeString(*cursor)
@@ -216,11 +216,7 @@ func (s *Server) filteredToolList(p *Principal, cursor *string, legacy bool) out
 	var allowed []json.RawMessage
 	for _, t := range s.tools {
 		if len(s.auth.missing(p, t.Scopes)) == 0 {
-			if legacy && t.legacyDef != nil {
-				allowed = append(allowed, t.legacyDef) // as 2025-era sessions see it (output_root.go)
-			} else {
-				allowed = append(allowed, t.Definition)
-			}
+			allowed = append(allowed, definition(t)) // as the request's era shows it
 		}
 	}
 	s.mu.RUnlock()

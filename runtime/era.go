@@ -45,6 +45,12 @@ type era interface {
 	closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool)
 	// resourceNotFound is the error of a resources/read of an unknown URI.
 	resourceNotFound(uri string) *Error
+	// toolDefinition, toolPages and toolResult are a tool as the era's
+	// revisions allow it: 2025 ones know only object structured output
+	// (output_root.go), 2026-07-28 reserves -32042.
+	toolDefinition(t *registeredTool) json.RawMessage
+	toolPages(s *Server) [][]byte
+	toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error)
 }
 
 // eraKind names an era in the method table.

@@ -43,6 +43,26 @@ func (x *legacyExchange) resourceNotFound(uri string) *Error {
 	return &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 }
 
+// toolDefinition is the tool with an outputSchema whose root is not an
+// object wrapped as {"result": ...} (output_root.go).
+func (x *legacyExchange) toolDefinition(t *registeredTool) json.RawMessage {
+	if t.legacyDef != nil {
+		return t.legacyDef
+	}
+	return t.Definition
+}
+
+func (x *legacyExchange) toolPages(s *Server) [][]byte { return s.legacyToolListPages() }
+
+// toolResult wraps structured output that is not an object: the 2025
+// revisions define structuredContent as "an optional JSON object".
+func (x *legacyExchange) toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error) {
+	if err == nil && res != nil && (t.legacyDef != nil || !isObjectJSON(res.StructuredContent)) {
+		res = legacyResult(res)
+	}
+	return res, err
+}
+
 // notify sends a notification related to the request through the
 // requestScopedSender.
 func (x *legacyExchange) notify(ctx context.Context, method string, params any) error {

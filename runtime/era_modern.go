@@ -103,6 +103,15 @@ func (x *modernExchange) resourceNotFound(uri string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 }
 
+func (x *modernExchange) toolDefinition(t *registeredTool) json.RawMessage { return t.Definition }
+func (x *modernExchange) toolPages(s *Server) [][]byte                     { return s.toolListPages() }
+
+// toolResult keeps a handler's own -32042 from the client: 2026-07-28
+// reserves the code.
+func (x *modernExchange) toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error) {
+	return res, reservedInModern(t.Name, err)
+}
+
 // digestOf computes argsDigest(args) once per request.
 func (x *modernExchange) digestOf(rq *request, args json.RawMessage) *Error {
 	if x.digest != "" {

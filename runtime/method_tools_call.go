@@ -54,15 +54,10 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
 		return o
 	}
-	if rq.era.kind() == modernEra {
-		err = reservedInModern(t.Name, err)
-	}
 	if err == nil {
 		res = s.checkOutput(t, res)
-		if res != nil && rq.era.kind() == legacyEra && (t.legacyDef != nil || !isObjectJSON(res.StructuredContent)) {
-			res = legacyResult(res) // 2025 revisions: structuredContent is an object
-		}
 	}
+	res, err = rq.era.toolResult(t, res, err)
 	return toolOutcome(t.Name, res, err)
 }
 

@@ -14,7 +14,7 @@ import (
 // may share it.
 func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 	if p := PrincipalFromContext(ctx); p != nil && s.auth != nil && s.auth.cfg.FilterLists {
-		return s.filteredToolList(p, rq.params.Cursor, rq.era.kind() == legacyEra)
+		return s.filteredToolList(p, rq.params.Cursor, rq.era.toolDefinition)
 	}
 	page := 0
 	if c := rq.params.Cursor; c != nil {
@@ -25,19 +25,7 @@ func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 		}
 		page = n / s.opts.PageSize
 	}
-	legacy := rq.era.kind() == legacyEra
-	s.mu.RLock()
-	pages := s.listPages
-	if legacy && s.legacyPages != nil {
-		pages = s.legacyPages
-	}
-	s.mu.RUnlock()
-	if pages == nil {
-		pages = s.buildListPages()
-		if legacy {
-			pages = s.legacyListPages(pages)
-		}
-	}
+	pages := rq.era.toolPages(s)
 	if page >= len(pages) {
 		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
 	}
@@ -79,6 +67,28 @@ func (s *Server) buildListPages() [][]byte {
 		pages = append(pages, append(b, '}'))
 	}
 	s.listPages = pages
+	return pages
+}
+
+// toolListPages are the pages of tools/list, built once.
+func (s *Server) toolListPages() [][]byte {
+	s.mu.RLock()
+	pages := s.listPages
+	s.mu.RUnlock()
+	if pages == nil {
+		pages = s.buildListPages()
+	}
+	return pages
+}
+
+// legacyToolListPages are the pages 2025-era sessions see.
+func (s *Server) legacyToolListPages() [][]byte {
+	s.mu.RLock()
+	pages := s.legacyPages
+	s.mu.RUnlock()
+	if pages == nil {
+		pages = s.legacyListPages(s.toolListPages())
+	}
 	return pages
 }
 
