@@ -157,6 +157,7 @@ func (g *gen) emitHandler() *jen.File {
 			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
 			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
 		}
+		g.featureHandlerMethods(ig)
 	})
 	f.Comment("// UnimplementedHandler answers every tool with an error saying it is not implemented.")
 	f.Type().Id("UnimplementedHandler").Struct()
@@ -171,6 +172,7 @@ func (g *gen) emitHandler() *jen.File {
 			jen.Return(zero, jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("tool %q is not implemented", t.def.name)))),
 		)
 	}
+	g.emitFeatureHandler(f)
 
 	f.Comment("// Register adds every tool of this package to s, answered by h, in the order of the")
 	f.Comment("// input files, which is the order tools/list shows them in.")
@@ -187,6 +189,7 @@ func (g *gen) emitHandler() *jen.File {
 				jen.Return(jen.Err()),
 			),
 		),
+		g.registerFeatures(),
 		jen.Return(jen.Nil()),
 	)
 
