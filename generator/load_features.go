@@ -283,7 +283,10 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 		return false
 	}
 	ok := true
-	known := metaElicitations + ", " + metaGoName + ", " + metaComplete
+	known := metaElicitations + ", " + metaGoName
+	if f.kind != kindResource {
+		known += ", " + metaComplete
+	}
 	if f.kind != kindPrompt {
 		known += ", " + metaCache
 	}
