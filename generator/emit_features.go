@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -483,4 +484,19 @@ func (g *gen) registerFeatures() *jen.Statement {
 		)
 	}
 	return s
+}
+
+// featureHandlerDoc is the doc comment of Handler (or, with unimplemented,
+// UnimplementedHandler): lines as written for a package of tools only, a
+// sentence more when it has prompts or resources.
+func (g *gen) featureHandlerDoc(lines ...string) []string {
+	if len(g.features) == 0 {
+		return lines
+	}
+	if strings.HasPrefix(lines[0], "UnimplementedHandler") {
+		return append(lines, "", "It answers every prompt, resource read, listing and completion the same way.")
+	}
+	return append(lines, "", "Prompts, resources and resource templates have their methods here too: one to "+
+		"answer each, one per completable argument or template variable, and one listing the resources of a "+
+		"template marked \"mcpgen.dev/list\".")
 }

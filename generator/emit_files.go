@@ -147,11 +147,11 @@ func (g *gen) emitHandler() *jen.File {
 	))
 	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
 
-	f.Add(comment(
+	f.Add(comment(g.featureHandlerDoc(
 		"Handler implements the tools of this package, one method per tool. Embed",
 		"UnimplementedHandler in your implementation so that tools added later do not",
 		"break the build.",
-	))
+	)...))
 	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
 		for _, t := range g.tools {
 			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
@@ -159,7 +159,7 @@ func (g *gen) emitHandler() *jen.File {
 		}
 		g.featureHandlerMethods(ig)
 	})
-	f.Comment("// UnimplementedHandler answers every tool with an error saying it is not implemented.")
+	f.Add(comment(g.featureHandlerDoc("UnimplementedHandler answers every tool with an error saying it is not implemented.")...))
 	f.Type().Id("UnimplementedHandler").Struct()
 	for _, t := range g.tools {
 		zero := jen.Nil()

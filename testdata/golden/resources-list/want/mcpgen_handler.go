@@ -18,6 +18,10 @@ const _ = runtime.IsAtLeastVersion0_2_0
 // Handler implements the tools of this package, one method per tool. Embed
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
+//
+// Prompts, resources and resource templates have their methods here too: one to answer each,
+// one per completable argument or template variable, and one listing the resources of a
+// template marked "mcpgen.dev/list".
 type Handler interface {
 	// ReadStaticText answers resources/read of test://static-text (resource static-text).
 	ReadStaticText(ctx context.Context, call StaticTextResourceCall) (*runtime.ResourceResult, error)
@@ -30,6 +34,8 @@ type Handler interface {
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
+//
+// It answers every prompt, resource read, listing and completion the same way.
 type UnimplementedHandler struct{}
 
 // ReadStaticText reports that resource "test://static-text" is not implemented.

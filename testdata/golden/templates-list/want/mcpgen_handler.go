@@ -18,6 +18,10 @@ const _ = runtime.IsAtLeastVersion0_2_0
 // Handler implements the tools of this package, one method per tool. Embed
 // UnimplementedHandler in your implementation so that tools added later do not
 // break the build.
+//
+// Prompts, resources and resource templates have their methods here too: one to answer each,
+// one per completable argument or template variable, and one listing the resources of a
+// template marked "mcpgen.dev/list".
 type Handler interface {
 	// ReadTemplate answers resources/read of a URI matching test://template/{id}/data (resource
 	// template template); return runtime.ErrResourceNotFound when there is nothing at uri.
@@ -34,6 +38,8 @@ type Handler interface {
 }
 
 // UnimplementedHandler answers every tool with an error saying it is not implemented.
+//
+// It answers every prompt, resource read, listing and completion the same way.
 type UnimplementedHandler struct{}
 
 // ReadTemplate reports that resource template "test://template/{id}/data" is not implemented.
