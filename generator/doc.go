@@ -13,7 +13,11 @@
 //     exactly as tools/list returns it;
 //   - an array of tools, or a tools/list result {"tools": [...]};
 //   - an elicitation: {"name", "description", "mode": "form", "message"?,
-//     "requestedSchema"} or {"name", "description", "mode": "url", "message"?}.
+//     "requestedSchema"} or {"name", "description", "mode": "url", "message"?};
+//   - a prompt {"name", "arguments": [...], ...}, a resource {"uri", "name",
+//     ...} or a resource template {"uriTemplate", "name", ...}, arrays of
+//     them, and prompts/list, resources/list and resources/templates/list
+//     results (load_features.go lists their _meta keys).
 //
 // A tool lists the elicitations it may ask for in its _meta:
 //
@@ -102,6 +106,8 @@
 // mcpgen_<tool>_tool.go per tool (input and output types, the XxxCall handle
 // with one Elicit method per declared elicitation, the runtime wiring) and
 // one mcpgen_<elicitation>_elicitation.go per elicitation (the answer struct and
-// its declaration). Each starts with [Header]; [Owned] tells which files of a
+// its declaration), and one mcpgen_<name>_prompt.go, _resource.go or
+// _template.go per prompt, resource or resource template (its arguments or
+// params struct, call handle and wiring). Each starts with [Header]; [Owned] tells which files of a
 // folder mcpgen may replace or remove.
 package generator

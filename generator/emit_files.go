@@ -140,18 +140,19 @@ func (g *gen) emitHandler() *jen.File {
 	))
 	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
 
-	f.Add(comment(
+	f.Add(comment(g.featureHandlerDoc(
 		"Handler implements the tools of this package, one method per tool. Embed",
 		"UnimplementedHandler in your implementation so that tools added later do not",
 		"break the build.",
-	))
+	)...))
 	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
 		for _, t := range g.tools {
 			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
 			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
 		}
+		g.featureHandlerMethods(ig)
 	})
-	f.Comment("// UnimplementedHandler answers every tool with an error saying it is not implemented.")
+	f.Add(comment(g.featureHandlerDoc("UnimplementedHandler answers every tool with an error saying it is not implemented.")...))
 	f.Type().Id("UnimplementedHandler").Struct()
 	for _, t := range g.tools {
 		zero := jen.Nil()
@@ -164,6 +165,7 @@ func (g *gen) emitHandler() *jen.File {
 			jen.Return(zero, jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("tool %q is not implemented", t.def.name)))),
 		)
 	}
+	g.emitFeatureHandler(f)
 
 	f.Comment("// Register adds every tool of this package to s, answered by h, in the order of the")
 	f.Comment("// input files, which is the order tools/list shows them in.")
@@ -180,6 +182,7 @@ func (g *gen) emitHandler() *jen.File {
 				jen.Return(jen.Err()),
 			),
 		),
+		g.registerFeatures(),
 		jen.Return(jen.Nil()),
 	)
 

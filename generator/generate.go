@@ -39,7 +39,7 @@ type Result struct {
 var ErrUsage = errors.New("usage")
 
 // ownedRE matches the names of files mcpgen writes.
-var ownedRE = regexp.MustCompile(`^mcpgen_(handler|[a-z0-9_]+_tool|[a-z0-9_]+_elicitation)\.go$`)
+var ownedRE = regexp.MustCompile(`^mcpgen_(handler|[a-z0-9_]+_(tool|elicitation|prompt|resource|template))\.go$`)
 
 // Owned reports whether a file with this name and contents was written by
 // mcpgen: both its name pattern and its first line say so.
@@ -81,6 +81,8 @@ type gen struct {
 	tools   []*toolIR
 	elicits map[string]*elicitIR
 	order   []*elicitIR
+	// features are the prompts, resources and templates (emit_features.go).
+	features []*featureIR
 }
 
 // toolIR is a tool ready to emit.
@@ -195,6 +197,7 @@ func (g *gen) build(m *model) {
 		}
 		g.tools = append(g.tools, ir)
 	}
+	g.buildFeatures(m)
 }
 
 func (g *gen) newFile() *jen.File {
@@ -217,6 +220,9 @@ func (g *gen) emit() (map[string][]byte, error) {
 	}
 	for _, t := range g.tools {
 		jobs = append(jobs, job{t.file, func() *jen.File { return g.emitTool(t) }})
+	}
+	for _, f := range g.featureFiles() {
+		jobs = append(jobs, job{f.name, f.build})
 	}
 	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})
 

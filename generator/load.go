@@ -59,6 +59,8 @@ type model struct {
 	// declared are the names of every elicitation file, including those with
 	// errors of their own, for the suggestions of a reference to a missing one.
 	declared map[string]bool
+	// features are the prompts, resources and templates (load_features.go).
+	features []*featureDef
 }
 
 // load parses and checks every input, reporting all problems at once.
@@ -110,6 +112,7 @@ func load(inputs []InputFile, rep *reporter) *model {
 	sort.SliceStable(m.elicits, func(i, j int) bool { return m.elicits[i].name < m.elicits[j].name })
 
 	used := map[string]bool{}
+	checkFeatures(m, used, rep)
 	for _, t := range m.tools {
 		for _, ref := range t.elicitRefs {
 			used[ref.Str] = true
@@ -170,21 +173,24 @@ func loadDoc(src *source, m *model, rep *reporter) {
 	// A tools/list response saved whole: {"jsonrpc": "2.0", "id": ..., "result": {"tools": [...]}}.
 	if root.Kind == jsontree.Object && root.Has("jsonrpc") && !root.Has("inputSchema") {
 		res := root.Get("result")
-		if res == nil || res.Kind != jsontree.Object || !res.Has("tools") {
-			rep.errorf(at, `save the response of a successful tools/list, or just its "result"`,
-				"the file holds a JSON-RPC message that is not a tools/list result")
+		if res == nil || res.Kind != jsontree.Object || !res.Has("tools") && !isFeatureList(res) {
+			rep.errorf(at, `save the response of a successful tools/list, prompts/list, resources/list or resources/templates/list, or just its "result"`,
+				"the file holds a JSON-RPC message that is not a list result")
 			return
 		}
 		root, at = res, place{src, res}
 	}
-	const shapes = "expected a tool, an array of tools, a tools/list result {\"tools\": [...]}, or an elicitation {\"name\", \"description\", \"mode\", ...}"
+	const shapes = "expected a tool, an array of tools, a tools/list result {\"tools\": [...]}, a prompt, resource or resource template (or an array or list result of them), or an elicitation {\"name\", \"description\", \"mode\", ...}"
 	switch {
 	case root.Kind == jsontree.Array:
 		for _, el := range root.Elems {
-			loadTool(place{src, el}, m, rep)
+			if !loadFeatureItem(place{src, el}, m, rep) {
+				loadTool(place{src, el}, m, rep)
+			}
 		}
 	case root.Kind != jsontree.Object:
 		rep.errorf(at, shapes, "the file holds a JSON %s", root.Kind)
+	case loadFeatureDoc(at, m, rep): // prompts, resources, templates
 	case root.Has("tools") && !root.Has("inputSchema"):
 		tools := root.Get("tools")
 		if tools.Kind != jsontree.Array {

@@ -17,6 +17,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		"README.md": true, "main.go": true, "notes/notes.go": true, "notes/tools.go": true,
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
+		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,
 	}
 	for _, f := range files {
 		if !want[f.Path] {

@@ -535,6 +535,19 @@ func testHTTPElicitation(t *testing.T, bin string) {
 		t.Fatalf("add_note: %+v %s", r, r.StructuredContent)
 	}
 
+	// The scaffold's prompt and resource template, with title completion.
+	for _, q := range []struct{ method, params, want string }{
+		{"prompts/get", `{"name":"summarize_note","arguments":{"title":"groceries","style":"in three words"}}`, `Summarize this note in three words:\n\nmilk`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"summarize_note"},"argument":{"name":"title","value":"gro"}}`, `"values":["groceries"]`},
+		{"resources/read", `{"uri":"notes://groceries"}`, `"text":"milk"`},
+		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"notes://{title}"},"argument":{"name":"title","value":"w"}}`, `"values":["welcome"]`},
+		{"resources/list", `{}`, `"uri":"notes://groceries"`},
+	} {
+		if got := c.call(ctx, 100, q.method, q.params).Result; !bytes.Contains(got, []byte(q.want)) {
+			t.Errorf("%s %s: %s lacks %s", q.method, q.params, got, q.want)
+		}
+	}
+
 	// The elicitation round trip: elicitation/create arrives on the POST's own
 	// SSE stream; the answer goes out on a second POST; the result follows on
 	// the first stream.

@@ -11,7 +11,7 @@
 // scripts/conformance.sh starts it and runs the suite against it.
 package main
 
-//go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen generate -o fixtures ./schemas/tools ./schemas/elicitations
+//go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen generate -o fixtures ./schemas/tools ./schemas/elicitations ./schemas/prompts ./schemas/resources
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func newServer(logger *slog.Logger) (*runtime.Server, error) {
 	if err := fixtures.Register(s, h); err != nil {
 		return nil, err
 	}
-	if err := registerPromptsAndResources(s, h); err != nil {
+	if err := setListCaches(s); err != nil {
 		return nil, err
 	}
 	return s, nil
