@@ -176,6 +176,13 @@ func (g *gen) emitFeature(ft *featureIR) *jen.File {
 					}
 				}))
 			}
+			if len(d.scopes) > 0 {
+				vg.Line().Id("Scopes").Op(":").Index().String().ValuesFunc(func(sg *jen.Group) {
+					for _, sc := range d.scopes {
+						sg.Lit(sc)
+					}
+				})
+			}
 			if c := d.cache; c != nil {
 				scope := "CachePublic"
 				if c.private {

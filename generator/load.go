@@ -298,7 +298,7 @@ func loadTool(at place, m *model, rep *reporter) {
 				}
 				t.goName, t.goNameAt = v.Str, v
 			case metaScopes:
-				ok = loadScopes(at, v, t, rep) && ok
+				ok = loadScopes(at, v, &t.scopes, rep) && ok
 			case metaSingleUse:
 				if v.Kind != jsontree.Bool {
 					rep.errorf(place{at.src, v}, "write true or false", "%q must be a boolean", metaSingleUse)

@@ -58,6 +58,7 @@ type featureDef struct {
 	complete    []string // argument or variable names
 	list        bool     // templates: resources listed at run time
 	cache       *cacheDef
+	scopes      []string     // OAuth scopes the caller's token must grant
 	args        []featureArg // prompt arguments or template variables
 	definition  []byte
 }
@@ -283,7 +284,7 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 		return false
 	}
 	ok := true
-	known := metaElicitations + ", " + metaGoName
+	known := metaElicitations + ", " + metaGoName + ", " + metaScopes
 	if f.kind != kindResource {
 		known += ", " + metaComplete
 	}
@@ -306,6 +307,8 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 				continue
 			}
 			f.goName, f.goNameAt = v.Str, v
+		case mem.Key == metaScopes:
+			ok = loadScopes(at, v, &f.scopes, rep) && ok
 		case mem.Key == metaComplete && f.kind != kindResource:
 			ok = loadComplete(vp, f, rep) && ok
 		case mem.Key == metaList && f.kind == kindTemplate:

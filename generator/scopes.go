@@ -5,16 +5,17 @@ import (
 )
 
 // metaScopes lists the OAuth scopes a caller's token must grant to call the
-// tool: _meta["mcpgen.dev/scopes"]: ["files:write"]. Like every mcpgen key it
-// is stripped from the advertised definition; generated code carries the
-// scopes to the runtime as runtime.Tool.Scopes, which checks them before the
-// handler runs when the server has authorization switched on.
+// tool (or get the prompt, read the resource): _meta["mcpgen.dev/scopes"]:
+// ["files:write"]. Like every mcpgen key it is stripped from the advertised
+// definition; generated code carries the scopes to the runtime as the Scopes
+// of runtime.Tool, Prompt, Resource or ResourceTemplate, which checks them
+// before the handler runs when the server has authorization switched on.
 const metaScopes = metaPrefix + "scopes"
 
-// loadScopes reads the scopes array into t, reporting each bad entry. A
-// scope is an RFC 6749 scope-token: printable ASCII without space, '"' or
-// '\'.
-func loadScopes(at place, v *jsontree.Node, t *toolDef, rep *reporter) bool {
+// loadScopes reads the scopes array (of a tool, prompt, resource or
+// template) into dst, reporting each bad entry. A scope is an RFC 6749
+// scope-token: printable ASCII without space, '"' or '\'.
+func loadScopes(at place, v *jsontree.Node, dst *[]string, rep *reporter) bool {
 	if v.Kind != jsontree.Array {
 		rep.errorf(place{at.src, v}, `write ["files:read", ...]`, "%q must be an array of scope strings", metaScopes)
 		return false
@@ -35,7 +36,7 @@ func loadScopes(at place, v *jsontree.Node, t *toolDef, rep *reporter) bool {
 			ok = false
 		default:
 			seen[el.Str] = true
-			t.scopes = append(t.scopes, el.Str)
+			*dst = append(*dst, el.Str)
 		}
 	}
 	return ok
