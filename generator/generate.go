@@ -222,7 +222,7 @@ func (g *gen) emit() (map[string][]byte, error) {
 		jobs = append(jobs, job{t.file, func() *jen.File { return g.emitTool(t) }})
 	}
 	for _, f := range g.featureFiles() {
-		jobs = append(jobs, job{f.name, f.build})
+		jobs = append(jobs, job(f))
 	}
 	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})
 

@@ -71,6 +71,9 @@ func TestModernPromptAndResourceRounds(t *testing.T) {
 	read := map[string]any{"uri": "test://asks"}
 	r := c.call("resources/read", read)
 	reqs, state = inputRequired(t, r)
+	if q, _ := reqs["topic"].(map[string]any); q["method"] != "elicitation/create" {
+		t.Fatalf("resources/read inputRequests = %v", reqs)
+	}
 	if _, cached := r.result(t)["ttlMs"]; cached {
 		t.Errorf("an input_required result carries cache hints: %s", r.body)
 	}
