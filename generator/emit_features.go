@@ -306,31 +306,7 @@ func (g *gen) emitFeatureCall(f *jen.File, ft *featureIR) {
 		call, map[featureKind]string{kindPrompt: "prompts/get", kindResource: "resources/read", kindTemplate: "resources/read"}[ft.def.kind],
 		ft.def.kind, ft.def.key)))
 	f.Type().Id(call).Struct(jen.Id("featureCall"))
-	for _, e := range ft.elicits {
-		method := "Elicit" + e.goName
-		v := e.varName()
-		if e.def.mode == "url" {
-			f.Add(comment(append([]string{
-				fmt.Sprintf("%s asks the user to open url (elicitation %s, URL mode); an empty "+
-					"message uses the declared one. nil means the user agreed to open it, not that the "+
-					"flow finished; runtime.ErrDeclined and runtime.ErrCancelled report the other answers.", method, e.def.name), ""},
-				docLinesOf(e.def.description)...)...))
-			f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.List(jen.Id("message"), jen.Id("url")).String()).Error().Block(
-				jen.Return(jen.Id("c").Dot("call").Dot("ElicitURL").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Id("url"))),
-			)
-			continue
-		}
-		f.Add(comment(append([]string{
-			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses "+
-				"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one "+
-				"runtime.ErrCancelled (test with errors.Is).", method, e.def.name), ""},
-			docLinesOf(e.def.description)...)...))
-		f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.Id("message").String()).Params(typeExpr(e.answer), jen.Error()).Block(
-			jen.Var().Id("answer").Add(typeExpr(e.answer)),
-			jen.Err().Op(":=").Id("c").Dot("call").Dot("Elicit").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Op("&").Id("answer")),
-			jen.Return(jen.Id("answer"), jen.Err()),
-		)
-	}
+	emitElicitMethods(f, call, ft.elicits)
 }
 
 // handlerParams are the parameters and results of a feature's Handler method.

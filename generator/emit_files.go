@@ -10,6 +10,31 @@ import (
 // ctx is the context.Context parameter of generated functions.
 func ctx() *jen.Statement { return jen.Id("ctx").Qual("context", "Context") }
 
+// emitElicitMethods writes a call handle's methods for the elicitations
+// it declares (a tool's, a prompt's or a resource's): ElicitX for a form,
+// and ElicitX, NewX and RequireX for a URL (emitURLElicitation).
+func emitElicitMethods(f *jen.File, call string, elicits []*elicitIR) {
+	for _, e := range elicits {
+		if e.def.mode == "url" {
+			emitURLElicitation(f, call, e)
+			continue
+		}
+		method := "Elicit" + e.goName
+		f.Add(comment(append([]string{
+			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses "+
+				"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one "+
+				"runtime.ErrCancelled (test with errors.Is).", method, e.def.name), ""},
+			docLinesOf(e.def.description)...)...))
+		f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.Id("message").String()).Params(typeExpr(e.answer), jen.Error()).Block(
+			jen.Var().Id("answer").Add(typeExpr(e.answer)),
+			jen.Err().Op(":=").Id("c").Dot("call").Dot("Elicit").Call(jen.Id("ctx"), jen.Id(e.varName()), jen.Id("message"), jen.Op("&").Id("answer")),
+			jen.Return(jen.Id("answer"), jen.Err()),
+		)
+	}
+}
+
+// emitElicitation writes an elicitation's file: its answer types and the
+// runtime.Elicitation value its handles ask with.
 func (g *gen) emitElicitation(e *elicitIR) *jen.File {
 	f := g.newFile()
 	for _, d := range e.decls {
@@ -61,24 +86,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 			"the tool does not declare is a compile error.", call, name),
 	))
 	f.Type().Id(call).Struct(jen.Id("toolCall"))
-	for _, e := range t.elicits {
-		method := "Elicit" + e.goName
-		v := e.varName()
-		if e.def.mode == "url" {
-			emitURLElicitation(f, call, e)
-			continue
-		}
-		f.Add(comment(append([]string{
-			fmt.Sprintf("%s asks the user to fill in the %s form; an empty message uses "+
-				"the declared one. A declined form returns runtime.ErrDeclined, a dismissed one "+
-				"runtime.ErrCancelled (test with errors.Is).", method, e.def.name), ""},
-			docLinesOf(e.def.description)...)...))
-		f.Func().Params(jen.Id("c").Id(call)).Id(method).Params(ctx(), jen.Id("message").String()).Params(typeExpr(e.answer), jen.Error()).Block(
-			jen.Var().Id("answer").Add(typeExpr(e.answer)),
-			jen.Err().Op(":=").Id("c").Dot("call").Dot("Elicit").Call(jen.Id("ctx"), jen.Id(v), jen.Id("message"), jen.Op("&").Id("answer")),
-			jen.Return(jen.Id("answer"), jen.Err()),
-		)
-	}
+	emitElicitMethods(f, call, t.elicits)
 
 	fn := t.funcName()
 	f.Commentf("// %s wires tool %s to h.", fn, name)

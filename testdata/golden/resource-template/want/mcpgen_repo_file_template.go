@@ -47,6 +47,31 @@ func (c RepoFileTemplateCall) ElicitSignIn(ctx context.Context, message, url str
 	return c.call.ElicitURL(ctx, signInElicitation, message, url)
 }
 
+// NewSignIn starts elicitation sign_in (URL mode) and returns its handle: ID is the
+// elicitationId to put in the URL (2025-11-25; empty in 2026-07-28), Ask sends it, and
+// Complete, or Ref with Server.CompleteURLElicitation on any replica, tells the client the
+// out-of-band step finished. A client without elicitation.url gets -32021.
+func (c RepoFileTemplateCall) NewSignIn() (*runtime.URLElicitation, error) {
+	return c.call.NewURLElicitation(signInElicitation)
+}
+
+// RequireSignIn returns the error that ends the call until the user completed elicitation
+// sign_in at the URL that url builds from its handle (keep the handle's Ref to complete it
+// later): URLElicitationRequiredError, -32042, in 2025-11-25; in 2026-07-28, which reserves
+// -32042, an input_required round asking for the URL again on every retry until the handler
+// stops requiring it. An empty message uses the declared one.
+func (c RepoFileTemplateCall) RequireSignIn(message string, url func(*runtime.URLElicitation) string) error {
+	h, err := c.call.NewURLElicitation(signInElicitation)
+	if err != nil {
+		return err
+	}
+	return c.call.RequireURL(runtime.URLNeed{
+		Elicitation: h,
+		Message:     message,
+		URL:         url(h),
+	})
+}
+
 // repoFileTemplate wires resource template repo://{owner}/{repo}/blob{/path*}{?ref,lines} to h.
 func repoFileTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
