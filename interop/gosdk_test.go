@@ -30,6 +30,7 @@ func TestGoSDK(t *testing.T) {
 			r := &row{Client: "go-sdk " + moduleVersion("github.com/modelcontextprotocol/go-sdk"), Transport: tc.transport, Config: "default", Results: map[string]checkResult{}}
 			if tc.noGET {
 				r.Config = "no-GET"
+				r.noGET = tc.transport == "http"
 			}
 			if tc.version != "" {
 				r.Client += " (pinned " + tc.version + ")"
@@ -49,6 +50,11 @@ func TestGoSDK(t *testing.T) {
 						Model:      samplingAnswer.Model,
 						StopReason: samplingAnswer.StopReason,
 					}, nil
+				},
+				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+					if req.Params != nil {
+						obs.updates.deliver(req.Params.URI)
+					}
 				},
 			})
 			// DisableStandaloneSSE is the SDK's own switch; the tap only records.

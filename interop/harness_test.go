@@ -19,7 +19,7 @@ import (
 
 // The round trips every client makes, in this order, with the same
 // expectations as clients/scenario.mjs for the TypeScript SDKs.
-var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent", "features"}
+var checkOrder = []string{"elicitation", "sampling", "progress", "plain", "concurrent", "features", "subscriptions"}
 
 const (
 	simpleText  = "This is a simple text response for testing."
@@ -41,6 +41,9 @@ type session interface {
 	// template of the server (features_test.go) through the SDK's own
 	// methods, and returns what it saw.
 	features(ctx context.Context, obs *observed) (string, error)
+	// subscriptions subscribes to the watched resource, calls the trigger
+	// and waits for the update (subscriptions_test.go).
+	subscriptions(ctx context.Context, env subscriptionEnv) (string, error)
 }
 
 // observed is what the client's handlers saw the server ask for.
@@ -48,6 +51,7 @@ type observed struct {
 	mu          sync.Mutex
 	elicitation []elicitRequest
 	sampling    int
+	updates     updates // notifications/resources/updated, from the SDK's handler
 }
 
 type elicitRequest struct {
@@ -158,10 +162,13 @@ type row struct {
 	Protocol  string                 `json:"protocol"`
 	Get       string                 `json:"get"`
 	Results   map[string]checkResult `json:"results"`
+
+	noGET bool // a 2025 HTTP session that opens no standalone GET stream
 }
 
 type checkResult struct {
 	OK     bool   `json:"ok"`
+	NA     bool   `json:"na,omitempty"` // the run cannot make the check (the detail says why)
 	Detail string `json:"detail"`
 }
 
@@ -171,17 +178,22 @@ func runChecks(t *testing.T, r *row, s session, obs *observed, tap *wireTap) {
 	t.Helper()
 	for _, name := range checkOrder {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		detail, err := runCheck(ctx, name, s, obs, tap)
+		detail, err := runCheck(ctx, name, r, s, obs, tap)
 		cancel()
+		var na notApplicable
+		if errors.As(err, &na) {
+			r.Results[name] = checkResult{OK: true, NA: true, Detail: na.reason}
+			continue
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%w: no answer within %v (deadlock?)", err, callTimeout)
 		}
 		if err != nil {
-			r.Results[name] = checkResult{false, err.Error()}
+			r.Results[name] = checkResult{OK: false, Detail: err.Error()}
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		r.Results[name] = checkResult{true, detail}
+		r.Results[name] = checkResult{OK: true, Detail: detail}
 	}
 }
 
@@ -189,13 +201,15 @@ func runChecks(t *testing.T, r *row, s session, obs *observed, tap *wireTap) {
 func failAll(t *testing.T, r *row, err error) {
 	t.Helper()
 	for _, name := range checkOrder {
-		r.Results[name] = checkResult{false, "connect: " + err.Error()}
+		r.Results[name] = checkResult{OK: false, Detail: "connect: " + err.Error()}
 	}
 	t.Errorf("connect: %v", err)
 }
 
-func runCheck(ctx context.Context, name string, s session, obs *observed, tap *wireTap) (string, error) {
+func runCheck(ctx context.Context, name string, r *row, s session, obs *observed, tap *wireTap) (string, error) {
 	switch name {
+	case "subscriptions":
+		return s.subscriptions(ctx, subscriptionEnv{protocol: r.Protocol, noGET: r.noGET, stdio: r.Transport == "stdio", tap: tap, obs: obs})
 	case "features":
 		return s.features(ctx, obs)
 	case "elicitation":
@@ -421,6 +435,9 @@ type wireTap struct {
 	gets   []int
 	callID map[string]string // progress token -> tools/call request id (as JSON)
 	in     []wireMessage
+	// arrived is closed and replaced whenever a message is added to in
+	// (waitIncoming, subscriptions_test.go).
+	arrived chan struct{}
 }
 
 type wireMessage struct {
@@ -521,6 +538,10 @@ func (w *wireTap) noteIncoming(via string, data []byte) {
 	}
 	w.mu.Lock()
 	w.in = append(w.in, wireMessage{Via: via, Method: msg.Method, ID: string(msg.ID), Params: msg.Params})
+	if w.arrived != nil {
+		close(w.arrived)
+		w.arrived = nil
+	}
 	w.mu.Unlock()
 }
 

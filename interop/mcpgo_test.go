@@ -31,6 +31,7 @@ func TestMCPGo(t *testing.T) {
 			if tc.version != "" {
 				r.Client += " (pinned " + tc.version + ")"
 			}
+			r.noGET = tc.transport == "http" && !tc.listen
 			defer writeRow(t, r)
 
 			tap := newWireTap(false)
@@ -58,6 +59,7 @@ func TestMCPGo(t *testing.T) {
 				copts = append(copts, client.WithProtocolVersion(tc.version))
 			}
 			c := client.NewClient(tr, copts...)
+			mcpGoUpdates(c, obs)
 			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 			defer cancel()
 			if err := c.Start(ctx); err != nil {

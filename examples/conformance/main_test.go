@@ -150,8 +150,13 @@ func TestToolsListAdvertisesEveryFixture(t *testing.T) {
 			t.Errorf("tools/list lacks %s", want)
 		}
 	}
-	if len(names) != len(suiteTools) {
-		t.Errorf("tools/list has %d tools, the suite needs %d: %v", len(names), len(suiteTools), names)
+	for _, want := range interopTools {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools/list lacks %s", want)
+		}
+	}
+	if len(names) != len(suiteTools)+len(interopTools) {
+		t.Errorf("tools/list has %d tools, the suite needs %d and the interop checks %d: %v", len(names), len(suiteTools), len(interopTools), names)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Prints the interop table from the JSON lines the clients wrote (one line
 // per client run: client, transport, config, protocol, get, results{check:
-// {ok, detail}}), then the details of every failed check. Exits 1 when a run
+// {ok, na, detail}}), then the details of every failed check. Exits 1 when a run
 // failed a check or fewer runs than --expect reported (a client that crashed
 // before writing its line is a failure too).
 //
@@ -18,6 +18,13 @@ const rows = readFileSync(positionals[0], 'utf8')
     .filter(l => l.trim())
     .map(l => JSON.parse(l));
 
+// cell is a check's table cell: ok, FAIL, or n/a for a check the run cannot
+// make (the detail says why; it fails no run).
+function cell(res) {
+    if (!res?.ok) return 'FAIL';
+    return res.na ? 'n/a' : 'ok';
+}
+
 const cols = ['client', 'transport', 'config', 'protocol', 'GET stream', ...checks.order.map(n => (n === 'plain' ? 'plain call' : n))];
 const cells = rows.map(r => [
     r.client,
@@ -25,7 +32,7 @@ const cells = rows.map(r => [
     r.config,
     r.protocol || '-',
     r.get,
-    ...checks.order.map(n => (r.results?.[n]?.ok ? 'ok' : 'FAIL'))
+    ...checks.order.map(n => cell(r.results?.[n]))
 ]);
 const width = cols.map((c, i) => Math.max(c.length, ...cells.map(row => String(row[i]).length)));
 const line = row => '| ' + row.map((c, i) => String(c).padEnd(width[i])).join(' | ') + ' |';
@@ -45,7 +52,7 @@ for (const r of rows) {
 console.log('\nwhat each run saw:');
 for (const r of rows) {
     console.log(`  ${r.client} ${r.transport} ${r.config}:`);
-    for (const n of checks.order) console.log(`    ${n}: ${r.results?.[n]?.ok ? 'ok' : 'FAIL'}: ${r.results?.[n]?.detail ?? 'no result'}`);
+    for (const n of checks.order) console.log(`    ${n}: ${cell(r.results?.[n])}: ${r.results?.[n]?.detail ?? 'no result'}`);
     for (const w of r.warnings ?? []) console.log(`    warning (reported by the SDK, no call failed): ${w}`);
 }
 if (details.length) {

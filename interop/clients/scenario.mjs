@@ -1,6 +1,6 @@
 // The round trips every client makes against the conformance example server
 // (elicitation, sampling, progress, plain call, the first three at once, and
-// prompts, resources and completion), and what each must see. The Go clients (interop/*_test.go) check the same
+// prompts, resources and completion, resource subscriptions), and what each must see. The Go clients (interop/*_test.go) check the same
 // things in the same order.
 
 export const SIMPLE_TEXT = 'This is a simple text response for testing.';
@@ -66,7 +66,7 @@ function expectComplete(result) {
 }
 
 export const checks = {
-    order: ['elicitation', 'sampling', 'progress', 'plain', 'concurrent', 'features'],
+    order: ['elicitation', 'sampling', 'progress', 'plain', 'concurrent', 'features', 'subscriptions'],
 
     samplingAnswer: {
         role: 'assistant',
@@ -217,3 +217,71 @@ checks.features = async function features(ctx) {
     if (!askedText.includes('interop-context')) throw new Error(`the eliciting prompt did not use the answer: ${brief(askedText)}`);
     return { ok: true, detail: `${prompts.length} prompts, ${resources.length} resources, ${templates.length} template; get, read (text, blob, template), complete, and a prompt that elicits` };
 };
+
+// WATCHED_URI is the resource test_trigger_resource_update announces.
+export const WATCHED_URI = 'test://watched-resource';
+const UPDATE_WAIT_MS = 10000;
+
+// subscriptions: a resource subscription and the notifications/resources/updated
+// it brings. Legacy sessions call resources/subscribe, the trigger tool, wait
+// for the notification (on the GET stream, or the stdio connection), then
+// resources/unsubscribe; without a GET stream a legacy session has nowhere to
+// receive an unsolicited notification, so the wait is skipped and the result
+// says so (n/a, not ok). 2026-07-28 connections open subscriptions/listen with
+// resourceSubscriptions, call the trigger, wait for the notification on the
+// listen stream, then close the subscription. ctx.updates is fed by the SDK's
+// own notification handler.
+checks.subscriptions = async function subscriptions(ctx) {
+    const { client, call, updates } = ctx;
+    const t = (p, what) => withTimeout(p, 20000, what);
+    const modern = ctx.protocol === '2026-07-28';
+    if (modern) {
+        if (typeof client.listen !== 'function') return { ok: true, na: true, detail: 'this SDK has no subscriptions/listen API' };
+        const sub = await t(client.listen({ resourceSubscriptions: [WATCHED_URI] }), 'subscriptions/listen');
+        const honored = sub.honoredFilter?.resourceSubscriptions ?? [];
+        try {
+            if (!honored.includes(WATCHED_URI)) throw new Error(`subscriptions/listen honored ${JSON.stringify(sub.honoredFilter)}, want resourceSubscriptions [${WATCHED_URI}]`);
+            const got = updates.next(WATCHED_URI, UPDATE_WAIT_MS);
+            expectComplete(await call('test_trigger_resource_update', {}));
+            await got;
+        } finally {
+            await withTimeout(sub.close(), 5000, 'closing the subscription');
+        }
+        const how = await withTimeout(sub.closed, 5000, 'the subscription to end');
+        return { ok: true, detail: `subscriptions/listen acknowledged ${WATCHED_URI}, notifications/resources/updated arrived on the listen stream, closed (${how})` };
+    }
+    await t(client.subscribeResource({ uri: WATCHED_URI }), 'resources/subscribe');
+    if (ctx.noGet) {
+        await t(client.unsubscribeResource({ uri: WATCHED_URI }), 'resources/unsubscribe');
+        return {
+            ok: true,
+            na: true,
+            detail: 'resources/subscribe and resources/unsubscribe answered; no wait for notifications/resources/updated: without a GET stream a 2025 session cannot receive an unsolicited notification'
+        };
+    }
+    const got = updates.next(WATCHED_URI, UPDATE_WAIT_MS);
+    expectComplete(await call('test_trigger_resource_update', {}));
+    await got;
+    await t(client.unsubscribeResource({ uri: WATCHED_URI }), 'resources/unsubscribe');
+    const where = ctx.transport === 'stdio' ? 'on stdio' : 'on the GET stream';
+    return { ok: true, detail: `resources/subscribe, notifications/resources/updated for ${WATCHED_URI} arrived ${where}, resources/unsubscribe` };
+};
+
+// updateWaiter collects the notifications/resources/updated the SDK delivers
+// and lets a check wait (bounded) for the next one with a given uri.
+export function updateWaiter() {
+    const waiting = [];
+    return {
+        seen: 0,
+        deliver(params) {
+            this.seen++;
+            for (const w of waiting.splice(0)) {
+                if (params?.uri === w.uri) w.resolve(params);
+                else waiting.push(w);
+            }
+        },
+        next(uri, ms) {
+            return withTimeout(new Promise(resolve => waiting.push({ uri, resolve })), ms, `notifications/resources/updated for ${uri}`);
+        }
+    };
+}

@@ -17,7 +17,7 @@
 // treat as "no GET stream offered". The server never sees a GET.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { checks, fillForm, withTimeout } from './scenario.mjs';
+import { checks, fillForm, updateWaiter, withTimeout } from './scenario.mjs';
 
 const { values: opt, positionals } = parseArgs({
     allowPositionals: true,
@@ -78,7 +78,7 @@ async function load() {
         const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
         const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
         const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-        const { ElicitRequestSchema, CreateMessageRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+        const { ElicitRequestSchema, CreateMessageRequestSchema, ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
         return {
             Client,
             StreamableHTTPClientTransport,
@@ -86,7 +86,8 @@ async function load() {
             options: {},
             callTool: (client, params, options) => client.callTool(params, undefined, options),
             onRequest: (client, method, fn) =>
-                client.setRequestHandler(method === 'elicitation/create' ? ElicitRequestSchema : CreateMessageRequestSchema, fn)
+                client.setRequestHandler(method === 'elicitation/create' ? ElicitRequestSchema : CreateMessageRequestSchema, fn),
+            onResourceUpdated: (client, fn) => client.setNotificationHandler(ResourceUpdatedNotificationSchema, fn)
         };
     }
     if (opt.sdk === 'v2') {
@@ -104,7 +105,8 @@ async function load() {
             StdioClientTransport,
             options,
             callTool: (client, params, options) => client.callTool(params, options),
-            onRequest: (client, method, fn) => client.setRequestHandler(method, fn)
+            onRequest: (client, method, fn) => client.setRequestHandler(method, fn),
+            onResourceUpdated: (client, fn) => client.setNotificationHandler('notifications/resources/updated', fn)
         };
     }
     throw new Error(`unknown --sdk ${opt.sdk}`);
@@ -125,6 +127,8 @@ async function main() {
         seen.sampling.push(req.params);
         return checks.samplingAnswer;
     });
+    const updates = updateWaiter();
+    sdk.onResourceUpdated(client, note => updates.deliver(note.params));
 
     let transport;
     if (opt.transport === 'stdio') {
@@ -174,7 +178,7 @@ async function main() {
 
     for (const name of checks.order) {
         try {
-            row.results[name] = await checks[name]({ call, client, seen, wire, onGet, transport: opt.transport });
+            row.results[name] = await checks[name]({ call, client, seen, wire, onGet, updates, transport: opt.transport, protocol: row.protocol, noGet });
         } catch (err) {
             row.results[name] = { ok: false, detail: String(err?.message ?? err) };
         }
