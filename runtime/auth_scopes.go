@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -199,45 +198,19 @@ func (s *Server) scopeError(ctx context.Context, target string, scopes []string)
 	return nil
 }
 
-// filteredToolList answers tools/list with only the tools p may call, paged
-// like the full list (the cursor indexes the filtered list). The result
-// depends on the token, so it may be cached only privately.
-func (s *Server) filteredToolList(p *Principal, cursor *string, definition func(*registeredTool) json.RawMessage) outcome {
-	start := 0
-	if cursor != nil {
-		b, err := base64.RawURLEncoding.DecodeString(*cursor)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n <= 0 || n%s.opts.PageSize != 0 {
-			return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
-		}
-		start = n
-	}
+// filteredToolPages are the pages of tools/list for a principal when
+// Auth.FilterLists is set: only the tools its scopes allow, each as the
+// request's era shows it.
+func (s *Server) filteredToolPages(p *Principal, definition func(*registeredTool) json.RawMessage) [][]byte {
 	s.mu.RLock()
-	var allowed []json.RawMessage
+	var allowed [][]byte
 	for _, t := range s.tools {
 		if len(s.auth.missing(p, t.Scopes)) == 0 {
-			allowed = append(allowed, definition(t)) // as the request's era shows it
+			allowed = append(allowed, definition(t))
 		}
 	}
 	s.mu.RUnlock()
-	if start > 0 && start >= len(allowed) {
-		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
-	}
-	end := min(start+s.opts.PageSize, len(allowed))
-	b := []byte(`{"tools":[`)
-	for i, d := range allowed[start:end] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, d...)
-	}
-	b = append(b, ']')
-	if end < len(allowed) {
-		b = append(b, `,"nextCursor":"`...)
-		b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
-		b = append(b, '"')
-	}
-	return outcome{result: json.RawMessage(append(b, '}')), cache: &privateListCache}
+	return encodePages("tools", allowed, s.opts.PageSize)
 }
 
 // listFilter is what Auth.FilterLists lets a list show its principal: an

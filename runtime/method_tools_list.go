@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"strconv"
 	"time"
 )
 
@@ -13,23 +11,18 @@ import (
 // pages are encoded once. The list does not vary per client, so any cache
 // may share it.
 func (s *Server) listTools(ctx context.Context, rq *request) outcome {
+	page, e := pageIndex(rq.method, rq.params.Cursor, s.opts.PageSize)
+	if e != nil {
+		return failure(e)
+	}
+	pages, cache := rq.era.toolPages(s), s.listCacheOf(rq.method)
 	if p := PrincipalFromContext(ctx); p != nil && s.auth != nil && s.auth.cfg.FilterLists {
-		return s.filteredToolList(p, rq.params.Cursor, rq.era.toolDefinition)
+		pages, cache = s.filteredToolPages(p, rq.era.toolDefinition), &privateListCache
 	}
-	page := 0
-	if c := rq.params.Cursor; c != nil {
-		b, err := base64.RawURLEncoding.DecodeString(*c)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n <= 0 || n%s.opts.PageSize != 0 {
-			return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
-		}
-		page = n / s.opts.PageSize
-	}
-	pages := rq.era.toolPages(s)
 	if page >= len(pages) {
 		return failure(NewError(CodeInvalidParams, "tools/list: invalid cursor"))
 	}
-	return outcome{result: json.RawMessage(pages[page]), cache: s.listCacheOf("tools/list")}
+	return outcome{result: json.RawMessage(pages[page]), cache: cache}
 }
 
 // listCacheTTL is the ttlMs of list results: a subscriptions/listen stream
@@ -47,27 +40,12 @@ func (s *Server) buildListPages() [][]byte {
 	if s.listPages != nil {
 		return s.listPages
 	}
-	size := s.opts.PageSize
-	pages := [][]byte{}
-	for start := 0; start == 0 || start < len(s.tools); start += size {
-		end := min(start+size, len(s.tools))
-		b := []byte(`{"tools":[`)
-		for i, t := range s.tools[start:end] {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, t.Definition...)
-		}
-		b = append(b, ']')
-		if end < len(s.tools) {
-			b = append(b, `,"nextCursor":"`...)
-			b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
-			b = append(b, '"')
-		}
-		pages = append(pages, append(b, '}'))
+	defs := make([][]byte, len(s.tools))
+	for i, t := range s.tools {
+		defs[i] = t.Definition
 	}
-	s.listPages = pages
-	return pages
+	s.listPages = encodePages("tools", defs, s.opts.PageSize)
+	return s.listPages
 }
 
 // toolListPages are the pages of tools/list, built once.
@@ -102,35 +80,16 @@ func (s *Server) legacyListPages(modern [][]byte) [][]byte {
 		return s.legacyPages
 	}
 	differs := false
-	for _, t := range s.tools {
-		differs = differs || t.legacyDef != nil
+	defs := make([][]byte, len(s.tools))
+	for i, t := range s.tools {
+		defs[i] = t.Definition
+		if t.legacyDef != nil {
+			defs[i], differs = t.legacyDef, true
+		}
 	}
 	if !differs {
 		return modern
 	}
-	size := s.opts.PageSize
-	pages := [][]byte{}
-	for start := 0; start == 0 || start < len(s.tools); start += size {
-		end := min(start+size, len(s.tools))
-		b := []byte(`{"tools":[`)
-		for i, t := range s.tools[start:end] {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if t.legacyDef != nil {
-				b = append(b, t.legacyDef...)
-			} else {
-				b = append(b, t.Definition...)
-			}
-		}
-		b = append(b, ']')
-		if end < len(s.tools) {
-			b = append(b, `,"nextCursor":"`...)
-			b = append(b, base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))...)
-			b = append(b, '"')
-		}
-		pages = append(pages, append(b, '}'))
-	}
-	s.legacyPages = pages
-	return pages
+	s.legacyPages = encodePages("tools", defs, s.opts.PageSize)
+	return s.legacyPages
 }
