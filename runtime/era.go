@@ -51,6 +51,8 @@ type era interface {
 	toolDefinition(t *registeredTool) json.RawMessage
 	toolPages(s *Server) [][]byte
 	toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error)
+	// tasks is the era's task protocol (task_era.go).
+	tasks() taskEra
 }
 
 // eraKind names an era in the method table.

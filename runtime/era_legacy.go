@@ -54,6 +54,8 @@ func (x *legacyExchange) toolDefinition(t *registeredTool) json.RawMessage {
 
 func (x *legacyExchange) toolPages(s *Server) [][]byte { return s.legacyToolListPages() }
 
+func (x *legacyExchange) tasks() taskEra { return legacyTasks{} }
+
 // toolResult wraps structured output that is not an object: the 2025
 // revisions define structuredContent as "an optional JSON object".
 func (x *legacyExchange) toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error) {

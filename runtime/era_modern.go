@@ -105,6 +105,7 @@ func (x *modernExchange) resourceNotFound(uri string) *Error {
 
 func (x *modernExchange) toolDefinition(t *registeredTool) json.RawMessage { return t.Definition }
 func (x *modernExchange) toolPages(s *Server) [][]byte                     { return s.toolListPages() }
+func (x *modernExchange) tasks() taskEra                                   { return modernTasks{x} }
 
 // toolResult keeps a handler's own -32042 from the client: 2026-07-28
 // reserves the code.

@@ -33,12 +33,9 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 		t.UpdatedAt = time.Now().UTC()
 		return nil
 	})
-	modern := rq.era.kind() == modernEra
 	switch {
-	case errors.Is(err, errTaskEnded) && modern:
-		return resultOf(struct{}{})
 	case errors.Is(err, errTaskEnded):
-		return failure(NewError(CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", ended))
+		return rq.era.tasks().cancelled(r, ended)
 	case errors.Is(err, ErrTaskNotFound):
 		return failure(NewError(CodeInvalidParams, "Failed to retrieve task: Task not found: %s", id))
 	case err != nil:
@@ -49,8 +46,5 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 		lt.cancel(errTaskCancelled)
 	}
 	s.tasks.mu.Unlock()
-	if modern {
-		return resultOf(struct{}{})
-	}
-	return resultOf(taskObject(r, false, false))
+	return rq.era.tasks().cancelled(r, "")
 }

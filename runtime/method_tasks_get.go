@@ -18,6 +18,5 @@ func (s *Server) getTask(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	modern := rq.era.kind() == modernEra
-	return resultOf(taskObject(r, modern, modern))
+	return rq.era.tasks().view(r)
 }

@@ -141,59 +141,21 @@ func errTasksExtension(what string) *Error {
 	}
 }
 
-// taskMode decides how a tools/call of t runs: false runs it as a plain
-// call; true with an outcome ends the call there (an error, or the created
-// task). p is the call's peer, state its handler state.
+// taskCall runs a tools/call of t as a task when the request's era says
+// so (taskEra.admit): false runs it as a plain call; true with an outcome
+// ends the call there (an error, a round, or the created task). p is the
+// call's peer, state its handler state.
 func (s *Server) taskCall(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (outcome, bool) {
-	var ttl time.Duration
-	owner := ""
-	modern := rq.era.kind() == modernEra
-	if modern {
-		switch {
-		case t.tasks == taskForbidden:
-			return outcome{}, false
-		case !declaresTasks(p.capabilities()) && t.tasks == taskRequired:
-			return failure(errTasksExtension(fmt.Sprintf("tool %q runs only as a task; it", t.Name))), true
-		case !declaresTasks(p.capabilities()):
-			return outcome{}, false
-		}
-		if round, ok := p.(*mrtrPeer); ok && s.inputFirst(t.Name) {
-			return s.inputFirstTask(ctx, rq, t, args, round, state), true
-		}
-	} else {
-		if rq.sess == nil || rq.sess.version() != Version20251125 {
-			return outcome{}, false // tasks are 2025-11-25's; older sessions call as usual
-		}
-		task := rq.params.Task
-		switch {
-		case task == nil && t.tasks == taskRequired:
-			return failure(NewError(CodeMethodNotFound, "tool %q requires task augmentation (taskSupport: required)", t.Name)), true
-		case task == nil:
-			return outcome{}, false
-		case t.tasks == taskForbidden:
-			return failure(NewError(CodeMethodNotFound, "tool %q does not support task augmentation", t.Name)), true
-		}
-		var meta struct {
-			TTL *float64 `json:"ttl"`
-		}
-		if !isObjectJSON(task) || json.Unmarshal(task, &meta) != nil || meta.TTL != nil && *meta.TTL < 0 {
-			return failure(NewError(CodeInvalidParams, "tools/call: params.task must be an object with an optional non-negative ttl (milliseconds)")), true
-		}
-		if meta.TTL != nil {
-			ttl = time.Duration(*meta.TTL) * time.Millisecond
-		}
-		owner = rq.sess.id
+	te := rq.era.tasks()
+	asTask, owner, ttl, o, done := te.admit(ctx, rq, t, args, p, state)
+	if done || !asTask {
+		return o, done
 	}
-	rec, e := s.tasks.start(ctx, t, args, p, state, owner, modern, ttl)
+	rec, e := s.tasks.start(ctx, t, args, p, state, owner, te.stateless(), ttl)
 	if e != nil {
 		return failure(e), true
 	}
-	if modern {
-		return outcome{resultType: "task", result: taskObject(rec, true, false)}, true
-	}
-	return resultOf(struct {
-		Task json.RawMessage `json:"task"`
-	}{taskObject(rec, false, false)}), true
+	return te.created(rec), true
 }
 
 // start stores a new task and runs its handler in a goroutine. ttl 0 means
@@ -356,7 +318,7 @@ func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 // renewing its lease is marked failed first.
 func (e *taskEngine) load(ctx context.Context, rq *request, id string) (*TaskRecord, *Error) {
 	r, err := e.store.GetTask(ctx, id)
-	if err == nil && !e.visible(rq, r) {
+	if err == nil && !rq.era.tasks().owns(rq, r) {
 		err = ErrTaskNotFound
 	}
 	switch {
@@ -390,13 +352,6 @@ func (e *taskEngine) load(ctx context.Context, rq *request, id string) (*TaskRec
 	return r, nil
 }
 
-func (e *taskEngine) visible(rq *request, r *TaskRecord) bool {
-	if rq.era.kind() == modernEra {
-		return r.Modern
-	}
-	return !r.Modern && rq.sess != nil && r.Owner == rq.sess.id
-}
-
 // taskID returns params.taskId, required by every tasks method.
 func taskID(rq *request) (string, *Error) {
 	if rq.params.TaskID == nil || *rq.params.TaskID == "" {
@@ -405,21 +360,8 @@ func taskID(rq *request) (string, *Error) {
 	return *rq.params.TaskID, nil
 }
 
-// gateTasks checks that a tasks method may run for rq: in 2026-07-28 the
-// request must declare the extension (-32021); in a legacy session the
-// session must speak 2025-11-25 (-32601 otherwise).
-func gateTasks(rq *request) *Error {
-	if x, ok := rq.era.(*modernExchange); ok {
-		if !declaresTasks(x.meta.Capabilities) {
-			return errTasksExtension(rq.method)
-		}
-		return nil
-	}
-	if rq.sess == nil || rq.sess.version() != Version20251125 {
-		return NewError(CodeMethodNotFound, "method %q needs protocol %s (tasks)", rq.method, Version20251125)
-	}
-	return nil
-}
+// gateTasks checks that a tasks method may run for rq (taskEra.allowed).
+func gateTasks(rq *request) *Error { return rq.era.tasks().allowed(rq) }
 
 // taskObject encodes the task as its era spells it: 2025-11-25 ttl and
 // pollInterval, 2026-07-28 ttlMs and pollIntervalMs. detailed adds the

@@ -1,0 +1,135 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// taskEra is the task protocol of an era: 2025-11-25's experimental tasks in
+// legacy sessions, or the io.modelcontextprotocol/tasks extension of
+// 2026-07-28. They differ in almost every detail (when a call becomes a
+// task, who may see it, how a task is spelled, what cancelling a finished
+// one answers), so tools/call and the tasks methods reach them through the
+// request's era (era.tasks) and never ask which one they serve.
+type taskEra interface {
+	// allowed refuses a tasks method (or task notifications) the request
+	// may not use.
+	allowed(rq *request) *Error
+	// owns reports whether the request may see task r.
+	owns(rq *request, r *TaskRecord) bool
+	// admit decides how a tools/call of t runs: done ends the call with o
+	// (an error, or a round before the task); asTask false runs it as a
+	// plain call; otherwise owner and ttl (0: the default) go to the task.
+	admit(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (asTask bool, owner string, ttl time.Duration, o outcome, done bool)
+	// stateless reports whether tasks of this era belong to no session.
+	stateless() bool
+	// created answers the tools/call that created task r.
+	created(r *TaskRecord) outcome
+	// view is task r as tasks/get returns it.
+	view(r *TaskRecord) outcome
+	// cancelled answers tasks/cancel of task r; ended is the status it
+	// already had when it had ended before.
+	cancelled(r *TaskRecord, ended string) outcome
+}
+
+// legacyTasks are 2025-11-25's tasks: asked for with params.task, owned by
+// the session, spelled with ttl and pollInterval.
+type legacyTasks struct{}
+
+func (legacyTasks) allowed(rq *request) *Error {
+	if rq.sess == nil || rq.sess.version() != Version20251125 {
+		return NewError(CodeMethodNotFound, "method %q needs protocol %s (tasks)", rq.method, Version20251125)
+	}
+	return nil
+}
+
+func (legacyTasks) owns(rq *request, r *TaskRecord) bool {
+	return !r.Modern && rq.sess != nil && r.Owner == rq.sess.id
+}
+
+func (legacyTasks) admit(_ context.Context, rq *request, t *registeredTool, _ json.RawMessage, _ peer, _ []byte) (bool, string, time.Duration, outcome, bool) {
+	if rq.sess == nil || rq.sess.version() != Version20251125 {
+		return false, "", 0, outcome{}, false // tasks are 2025-11-25's; older sessions call as usual
+	}
+	task := rq.params.Task
+	switch {
+	case task == nil && t.tasks == taskRequired:
+		return false, "", 0, failure(NewError(CodeMethodNotFound, "tool %q requires task augmentation (taskSupport: required)", t.Name)), true
+	case task == nil:
+		return false, "", 0, outcome{}, false
+	case t.tasks == taskForbidden:
+		return false, "", 0, failure(NewError(CodeMethodNotFound, "tool %q does not support task augmentation", t.Name)), true
+	}
+	var meta struct {
+		TTL *float64 `json:"ttl"`
+	}
+	if !isObjectJSON(task) || json.Unmarshal(task, &meta) != nil || meta.TTL != nil && *meta.TTL < 0 {
+		return false, "", 0, failure(NewError(CodeInvalidParams, "tools/call: params.task must be an object with an optional non-negative ttl (milliseconds)")), true
+	}
+	var ttl time.Duration
+	if meta.TTL != nil {
+		ttl = time.Duration(*meta.TTL) * time.Millisecond
+	}
+	return true, rq.sess.id, ttl, outcome{}, false
+}
+
+func (legacyTasks) stateless() bool { return false }
+
+func (legacyTasks) created(r *TaskRecord) outcome {
+	return resultOf(struct {
+		Task json.RawMessage `json:"task"`
+	}{taskObject(r, false, false)})
+}
+
+func (legacyTasks) view(r *TaskRecord) outcome { return resultOf(taskObject(r, false, false)) }
+
+// cancelled refuses a task that already ended (-32602) and answers with the
+// cancelled task.
+func (legacyTasks) cancelled(r *TaskRecord, ended string) outcome {
+	if ended != "" {
+		return failure(NewError(CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", ended))
+	}
+	return resultOf(taskObject(r, false, false))
+}
+
+// modernTasks are the 2026-07-28 extension's tasks: the server's choice
+// for a client that declares the extension, owned by no session, spelled
+// with ttlMs and pollIntervalMs, cancelled idempotently.
+type modernTasks struct{ x *modernExchange }
+
+func (m modernTasks) allowed(rq *request) *Error {
+	if !declaresTasks(m.x.meta.Capabilities) {
+		return errTasksExtension(rq.method)
+	}
+	return nil
+}
+
+func (modernTasks) owns(_ *request, r *TaskRecord) bool { return r.Modern }
+
+func (m modernTasks) admit(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (bool, string, time.Duration, outcome, bool) {
+	switch {
+	case t.tasks == taskForbidden:
+		return false, "", 0, outcome{}, false
+	case !declaresTasks(p.capabilities()) && t.tasks == taskRequired:
+		return false, "", 0, failure(errTasksExtension(fmt.Sprintf("tool %q runs only as a task; it", t.Name))), true
+	case !declaresTasks(p.capabilities()):
+		return false, "", 0, outcome{}, false
+	}
+	if m.x.round != nil && m.x.s.inputFirst(t.Name) {
+		return false, "", 0, m.x.s.inputFirstTask(ctx, rq, t, args, m.x.round, state), true
+	}
+	return true, "", 0, outcome{}, false
+}
+
+func (modernTasks) stateless() bool { return true }
+
+func (modernTasks) created(r *TaskRecord) outcome {
+	return outcome{resultType: "task", result: taskObject(r, true, false)}
+}
+
+func (modernTasks) view(r *TaskRecord) outcome { return resultOf(taskObject(r, true, true)) }
+
+// cancelled acknowledges, also for a task that already ended.
+func (modernTasks) cancelled(*TaskRecord, string) outcome { return resultOf(struct{}{}) }
