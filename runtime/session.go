@@ -30,9 +30,9 @@ type session struct {
 	nextStream      uint64
 	streams         map[string]*stream // streams a client may resume
 	standalone      *stream
-	standaloneReady chan struct{}                      // closed when the GET stream first attaches
-	inflight        map[string]context.CancelCauseFunc // incoming requests, by ID
-	conns           map[uint64]context.Context         // the client's open HTTP requests (hold)
+	standaloneReady chan struct{}  // closed when the GET stream first attaches
+	inflight        []inflightCall // incoming requests; a slice that keeps its capacity, so a request costs no map
+	conns           []heldConn     // the client's open HTTP requests (hold), likewise
 	nextConn        uint64
 	closed          bool
 	established     bool            // an initialize created it (a stdio connection's becomes so at its initialize)
@@ -210,19 +210,41 @@ func (sess *session) close() {
 func (sess *session) hold(conn context.Context) uint64 {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.conns == nil {
-		sess.conns = map[uint64]context.Context{}
-	}
 	sess.nextConn++
-	sess.conns[sess.nextConn] = conn
+	sess.conns = append(sess.conns, heldConn{sess.nextConn, conn})
 	return sess.nextConn
+}
+
+// idleSlots is how much capacity an idle session keeps in its conns and
+// inflight slices: enough that a steady client reuses it, small enough that
+// a million idle sessions do not keep their bursts.
+const idleSlots = 4
+
+// heldConn is one open HTTP request of the client's.
+type heldConn struct {
+	hold uint64
+	ctx  context.Context
+}
+
+// inflightCall is one incoming request that can be cancelled.
+type inflightCall struct {
+	id     string
+	cancel context.CancelCauseFunc
 }
 
 func (sess *session) release(hold uint64) {
 	sess.mu.Lock()
-	delete(sess.conns, hold)
-	if len(sess.conns) == 0 {
-		sess.conns = nil // an idle session holds no map
+	for i, c := range sess.conns {
+		if c.hold == hold {
+			last := len(sess.conns) - 1
+			sess.conns[i] = sess.conns[last]
+			sess.conns[last] = heldConn{} // the slot keeps no context alive
+			sess.conns = sess.conns[:last]
+			if last == 0 && cap(sess.conns) > idleSlots {
+				sess.conns = nil // a burst's capacity is not kept by an idle session
+			}
+			break
+		}
 	}
 	sess.mu.Unlock()
 	sess.touch()
@@ -234,7 +256,7 @@ func (sess *session) connected() bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	for _, c := range sess.conns {
-		if c.Err() == nil {
+		if c.ctx.Err() == nil {
 			return true
 		}
 	}
@@ -368,18 +390,31 @@ var errNoRoute = errors.New("mcpgen: no open stream to the client (the request's
 func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.inflight == nil {
-		sess.inflight = map[string]context.CancelCauseFunc{}
+	key := trimSpace(id)
+	for i, c := range sess.inflight {
+		if c.id == string(key) { // a reused ID replaces the earlier entry, as a map would
+			sess.inflight[i].cancel = cancel
+			return
+		}
 	}
-	sess.inflight[string(trimSpace(id))] = cancel
+	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
 }
 
 func (sess *session) removeInflight(id json.RawMessage) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	delete(sess.inflight, string(trimSpace(id)))
-	if len(sess.inflight) == 0 {
-		sess.inflight = nil // an idle session holds no map (Go maps never shrink)
+	key := trimSpace(id)
+	for i, c := range sess.inflight {
+		if c.id == string(key) {
+			last := len(sess.inflight) - 1
+			sess.inflight[i] = sess.inflight[last]
+			sess.inflight[last] = inflightCall{} // the slot keeps no closure alive
+			sess.inflight = sess.inflight[:last]
+			if last == 0 && cap(sess.inflight) > idleSlots {
+				sess.inflight = nil // a burst's capacity is not kept by an idle session
+			}
+			return
+		}
 	}
 }
 
@@ -397,7 +432,14 @@ func (sess *session) cancelInflight(id json.RawMessage) bool {
 // cancelLocal cancels the request id if it runs in this process.
 func (sess *session) cancelLocal(id json.RawMessage) bool {
 	sess.mu.Lock()
-	cancel := sess.inflight[string(trimSpace(id))]
+	var cancel context.CancelCauseFunc
+	key := trimSpace(id)
+	for _, c := range sess.inflight {
+		if c.id == string(key) {
+			cancel = c.cancel
+			break
+		}
+	}
 	sess.mu.Unlock()
 	if cancel != nil {
 		cancel(errClientCancelled)
