@@ -391,11 +391,9 @@ func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseF
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	key := trimSpace(id)
-	for i, c := range sess.inflight {
-		if c.id == string(key) { // a reused ID replaces the earlier entry, as a map would
-			sess.inflight[i].cancel = cancel
-			return
-		}
+	if i := sess.inflightAt(key); i >= 0 { // a reused ID replaces the earlier entry, as a map would
+		sess.inflight[i].cancel = cancel
+		return
 	}
 	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
 }
@@ -403,19 +401,28 @@ func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseF
 func (sess *session) removeInflight(id json.RawMessage) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	key := trimSpace(id)
+	i := sess.inflightAt(trimSpace(id))
+	if i < 0 {
+		return
+	}
+	last := len(sess.inflight) - 1
+	sess.inflight[i] = sess.inflight[last]
+	sess.inflight[last] = inflightCall{} // the slot keeps no closure alive
+	sess.inflight = sess.inflight[:last]
+	if last == 0 && cap(sess.inflight) > idleSlots {
+		sess.inflight = nil // a burst's capacity is not kept by an idle session
+	}
+}
+
+// inflightAt is the index of the request key (a trimmed ID) in inflight, or
+// -1; sess.mu is held.
+func (sess *session) inflightAt(key []byte) int {
 	for i, c := range sess.inflight {
 		if c.id == string(key) {
-			last := len(sess.inflight) - 1
-			sess.inflight[i] = sess.inflight[last]
-			sess.inflight[last] = inflightCall{} // the slot keeps no closure alive
-			sess.inflight = sess.inflight[:last]
-			if last == 0 && cap(sess.inflight) > idleSlots {
-				sess.inflight = nil // a burst's capacity is not kept by an idle session
-			}
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // cancelInflight handles the client's notifications/cancelled: the call
@@ -433,12 +440,8 @@ func (sess *session) cancelInflight(id json.RawMessage) bool {
 func (sess *session) cancelLocal(id json.RawMessage) bool {
 	sess.mu.Lock()
 	var cancel context.CancelCauseFunc
-	key := trimSpace(id)
-	for _, c := range sess.inflight {
-		if c.id == string(key) {
-			cancel = c.cancel
-			break
-		}
+	if i := sess.inflightAt(trimSpace(id)); i >= 0 {
+		cancel = sess.inflight[i].cancel
 	}
 	sess.mu.Unlock()
 	if cancel != nil {
