@@ -56,7 +56,9 @@ func TestParamsOfOtherMethodsAreNotTheirs(t *testing.T) {
 }
 
 func TestAddExtensionRefusesWhatIsUndecided(t *testing.T) {
-	serve := func(context.Context, *MethodRequest) (*MethodResult, error) { return &MethodResult{Result: struct{}{}}, nil }
+	serve := func(context.Context, *MethodRequest) (*MethodResult, error) {
+		return &MethodResult{Result: struct{}{}}, nil
+	}
 	for _, tc := range []struct {
 		ext  Extension
 		want string
