@@ -60,9 +60,10 @@ func (s *Server) NotifyResourceListChanged() {
 // changed: notifications/resources/updated to every legacy session that
 // subscribed to it (resources/subscribe) and every listen stream that names
 // it in resourceSubscriptions, on every replica when Options.Bus is set.
-// URIs match exactly.
+// URIs match in their normalized form (RFC 3986 section 6.2.2: every
+// spelling of one URI is one resource), which the notification carries.
 func (s *Server) NotifyResourceUpdated(uri string) {
-	s.announce(listenEvent{method: methodResourceUpdated, uri: uri})
+	s.announce(listenEvent{method: methodResourceUpdated, uri: normalizeURI(uri)})
 }
 
 // busChange is a change notification on the bus.

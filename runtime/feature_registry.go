@@ -46,11 +46,15 @@ func (f *featureRegistry) addResource(r *registeredResource) error {
 	if f.resourceBy == nil {
 		f.resourceBy = map[string]*registeredResource{}
 	}
-	if f.resourceBy[r.URI] != nil {
+	key := normalizeURI(r.URI)
+	if have := f.resourceBy[key]; have != nil {
+		if have.URI != r.URI {
+			return fmt.Errorf("resource %q is already registered, as %q (the same URI, spelled differently)", r.URI, have.URI)
+		}
 		return fmt.Errorf("resource %q is already registered", r.URI)
 	}
 	f.resources = append(f.resources, r)
-	f.resourceBy[r.URI] = r
+	f.resourceBy[key] = r
 	f.pages = nil
 	return nil
 }
@@ -96,15 +100,18 @@ func (f *featureRegistry) prompt(name string) *registeredPrompt {
 }
 
 // findResource returns the fixed resource with this URI or else the first
-// template, in registration order, that matches it, with its variables.
+// template, in registration order, that matches it and whose variables are
+// safe (uri_template.go), with its variables. uri is normalized first
+// (resource_uri.go), so that every spelling of a URI finds one resource.
 func (f *featureRegistry) findResource(uri string) (*registeredResource, *registeredTemplate, URIVars) {
+	uri = normalizeURI(uri)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if r := f.resourceBy[uri]; r != nil {
 		return r, nil, nil
 	}
 	for _, t := range f.templates {
-		if vars, ok := t.tmpl.match(uri); ok {
+		if vars, ok := t.tmpl.match(uri); ok && (t.AllowAnyValue || t.tmpl.safe(vars)) {
 			return nil, t, vars
 		}
 	}
@@ -117,9 +124,9 @@ func (f *featureRegistry) scopesOf(uri string) (string, []string, *Error) {
 	fixed, tmpl, _ := f.findResource(uri)
 	switch {
 	case fixed != nil:
-		return "resource " + strconv.Quote(uri), fixed.Scopes, nil
+		return "resource " + strconv.Quote(normalizeURI(uri)), fixed.Scopes, nil
 	case tmpl != nil:
-		return "resource " + strconv.Quote(uri), tmpl.Scopes, nil
+		return "resource " + strconv.Quote(normalizeURI(uri)), tmpl.Scopes, nil
 	}
 	return "", nil, nil
 }

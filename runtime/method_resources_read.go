@@ -16,7 +16,9 @@ var ErrResourceNotFound = errors.New("mcpgen: resource not found")
 // handler gets the decoded variables. An unknown URI, a handler returning
 // ErrResourceNotFound and a handler returning no contents are the era's
 // resource-not-found error: -32002 in legacy sessions, -32602 in 2026-07-28,
-// both with data.uri. Contents without a uri get the requested one. Like
+// both with data.uri. The URI is matched, authorized and handed to the
+// handler normalized (resource_uri.go): every spelling of it reads one
+// resource. Contents without a uri get the requested one. Like
 // tools/call, in 2026-07-28 a read may take several rounds when the
 // handler elicits.
 func (s *Server) readResource(ctx context.Context, rq *request) outcome {
@@ -27,10 +29,11 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	if p.URI == nil || *p.URI == "" {
 		return failure(NewError(CodeInvalidParams, "resources/read: params.uri is required"))
 	}
-	uri := *p.URI
+	requested := *p.URI
+	uri := normalizeURI(requested) // the handler sees one spelling of each resource
 	fixed, tmpl, vars := s.features.findResource(uri)
 	if fixed == nil && tmpl == nil {
-		return failure(rq.era.resourceNotFound(uri))
+		return failure(rq.era.resourceNotFound(requested))
 	}
 	args := json.RawMessage("{}")
 	peer, state, e := rq.era.openRound(ctx, rq, uri, args)
@@ -54,7 +57,7 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	}
 	switch {
 	case errors.Is(err, ErrResourceNotFound), err == nil && (res == nil || len(res.Contents) == 0):
-		return failure(rq.era.resourceNotFound(uri))
+		return failure(rq.era.resourceNotFound(requested))
 	case err != nil:
 		return failure(featureError("resource", uri, err))
 	}
@@ -68,7 +71,7 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	contents := make([]ResourceContents, len(res.Contents))
 	for i, c := range res.Contents {
 		if c.URI == "" {
-			c.URI = uri
+			c.URI = requested
 		}
 		contents[i] = c
 	}

@@ -16,8 +16,9 @@ func (s *Server) unsubscribeResource(ctx context.Context, rq *request) outcome {
 	if uri == nil || *uri == "" {
 		return failure(NewError(CodeInvalidParams, "resources/unsubscribe: params.uri is required"))
 	}
+	norm := normalizeURI(*uri)
 	if err := rq.sess.update(ctx, func(st *SessionState) {
-		st.Subscriptions = slices.DeleteFunc(st.Subscriptions, func(u string) bool { return u == *uri })
+		st.Subscriptions = slices.DeleteFunc(st.Subscriptions, func(u string) bool { return u == norm })
 	}); err != nil {
 		return failure(NewError(CodeInternalError, "resources/unsubscribe: saving the session: %v", err))
 	}

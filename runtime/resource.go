@@ -67,6 +67,12 @@ type ResourceTemplate struct {
 	// Cache is the 2026-07-28 cache hint of its reads; nil means
 	// DefaultReadCache.
 	Cache *CacheHint
+	// AllowAnyValue lets every decoded variable value reach the handler:
+	// control characters, "." and ".." segments, and "/" or "\" in
+	// single-segment variables, which are otherwise refused as an unknown
+	// resource (see URIVars). Set it only for a handler that treats values
+	// as opaque data, never as part of a path or key.
+	AllowAnyValue bool
 }
 
 // ResourceResult is the result of one resources/read: one or more contents

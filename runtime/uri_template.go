@@ -12,6 +12,16 @@ import (
 // a resources/read URI, percent-decoded: one value for a plain variable,
 // one per element for an exploded list ({/path*}). A query variable the URI
 // leaves out is absent.
+//
+// What a handler may assume of a value, unless its template sets
+// AllowAnyValue: it holds no control character (NUL included), it is not
+// "." or "..", and none of its "/"- or "\"-separated segments is; and the
+// value of a single-segment variable ({name}, {/name}, {.name}, and each
+// element of their exploded forms) holds no "/" or "\" at all, even when
+// the client percent-encoded them. A URI whose values break these rules
+// matches no template (an unknown resource). The values of {+path},
+// {#frag} and query variables may hold "/". Values are still the client's
+// words: check them against what the handler serves.
 type URIVars map[string][]string
 
 // Get returns the first value of name, or "".
@@ -126,6 +136,17 @@ func parseURITemplate(raw string) (*uriTemplate, error) {
 			}
 			if inQuery {
 				return nil, fmt.Errorf("URI template %q: text after a query expression at offset %d; query expressions must end the template", raw, i)
+			}
+			// Literals are matched against normalized URIs
+			// (resource_uri.go): the template's own are normalized too,
+			// the first as a URI (its scheme and host), the others for
+			// their percent-encodings.
+			if i == 0 {
+				lit = normalizeURI(lit)
+			} else {
+				var nb strings.Builder
+				writePercentNormalized(&nb, lit)
+				lit = nb.String()
 			}
 			re.WriteString(regexp.QuoteMeta(lit))
 			lastSimple = -1
@@ -242,6 +263,46 @@ func validVarName(n string) bool {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '%':
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// safe reports whether matched values keep the rules URIVars states:
+// they cannot turn a handler that joins them into a path or key into a
+// traversal.
+func (t *uriTemplate) safe(vars URIVars) bool {
+	for _, v := range t.vars {
+		single := v.op == 0 || v.op == '/' || v.op == '.'
+		for _, n := range v.names {
+			for _, val := range vars[n] {
+				if !safeValue(val, single) {
+					return false
+				}
+			}
+		}
+	}
+	for _, n := range t.query {
+		for _, val := range vars[n] {
+			if !safeValue(val, false) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// safeValue checks one decoded value: no control character, no "." or
+// ".." segment, and for a single-segment variable no separator at all.
+func safeValue(v string, single bool) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f || single && (c == '/' || c == '\\') {
+			return false
+		}
+	}
+	for seg := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == "." || seg == ".." {
 			return false
 		}
 	}
