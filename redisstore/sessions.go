@@ -56,24 +56,69 @@ func (ss sessionStore) Load(ctx context.Context, id string) (runtime.SessionStat
 	return st, nil
 }
 
-// Save replaces the state of a live session. It never resurrects a deleted
-// or expired one (SET XX): that is ErrSessionNotFound.
-func (ss sessionStore) Save(ctx context.Context, st runtime.SessionState) error {
+// maxSessionRetries bounds the optimistic retries of one Update under
+// contention.
+const maxSessionRetries = 32
+
+// Update changes a live session's state in an optimistic transaction
+// (WATCH), retried on conflict, so that concurrent updates on any replicas
+// all land. It never resurrects a deleted or expired session: that is
+// ErrSessionNotFound. Like a request, it restarts the idle expiry.
+func (ss sessionStore) Update(ctx context.Context, id string, fn func(*runtime.SessionState)) (runtime.SessionState, error) {
 	s := ss.s
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	ok, err := s.rdb.SetXX(ctx, s.sessionKey(st.ID), b, s.opts.SessionIdle).Result()
+	key := s.sessionKey(id)
+	var out runtime.SessionState
+	txf := func(tx *redis.Tx) error {
+		b, err := tx.Get(ctx, key).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return runtime.ErrSessionNotFound
+		}
+		if err != nil {
+			return err
+		}
+		var st runtime.SessionState
+		if err := json.Unmarshal(b, &st); err != nil || st.ID != id {
+			return fmt.Errorf("redisstore: session %q is stored malformed", id)
+		}
+		fn(&st)
+		if b, err = json.Marshal(st); err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, b, s.opts.SessionIdle)
+			return nil
+		})
+		out = st
+		return err
+	}
+	for range maxSessionRetries {
+		err := s.rdb.Watch(ctx, txf, key)
+		switch {
+		case errors.Is(err, redis.TxFailedErr):
+			continue
+		case errors.Is(err, runtime.ErrSessionNotFound):
+			return runtime.SessionState{}, err
+		case err != nil:
+			return runtime.SessionState{}, fmt.Errorf("redisstore: updating session: %w", err)
+		}
+		return out, nil
+	}
+	return runtime.SessionState{}, fmt.Errorf("redisstore: session %q: %d conflicting updates in a row", id, maxSessionRetries)
+}
+
+// Exists reports whether the session exists, without restarting its idle
+// expiry (runtime.SessionProber).
+func (ss sessionStore) Exists(ctx context.Context, id string) (bool, error) {
+	s := ss.s
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	n, err := s.rdb.Exists(ctx, s.sessionKey(id)).Result()
 	if err != nil {
-		return fmt.Errorf("redisstore: saving session: %w", err)
+		return false, fmt.Errorf("redisstore: probing session: %w", err)
 	}
-	if !ok {
-		return runtime.ErrSessionNotFound
-	}
-	return nil
+	return n > 0, nil
 }
 
 // deleteScript removes a session, its event streams and their index, in one

@@ -67,9 +67,7 @@ func TestSessionsAreSharedAndDeletedEverywhere(t *testing.T) {
 		string(got.ClientCapabilities) != `{"elicitation":{}}` {
 		t.Fatalf("Load on the other replica = %+v, %v", got, err)
 	}
-	got.LogLevel = "debug"
-	got.Initialized = true
-	if err := b.Save(ctx, got); err != nil {
+	if _, err := b.Update(ctx, "s1", func(st *runtime.SessionState) { st.LogLevel, st.Initialized = "debug", true }); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := a.Load(ctx, "s1"); again.LogLevel != "debug" || !again.Initialized {
@@ -86,8 +84,11 @@ func TestSessionsAreSharedAndDeletedEverywhere(t *testing.T) {
 	if _, err := b.Load(ctx, "s1"); !errors.Is(err, runtime.ErrSessionNotFound) {
 		t.Fatalf("Load after Delete on another replica: %v", err)
 	}
-	if err := b.Save(ctx, got); !errors.Is(err, runtime.ErrSessionNotFound) {
-		t.Fatalf("Save resurrected a deleted session: %v", err)
+	if _, err := b.Update(ctx, "s1", func(st *runtime.SessionState) { st.LogLevel = "info" }); !errors.Is(err, runtime.ErrSessionNotFound) {
+		t.Fatalf("Update resurrected a deleted session: %v", err)
+	}
+	if _, err := b.Load(ctx, "s1"); !errors.Is(err, runtime.ErrSessionNotFound) {
+		t.Fatalf("Load after Update of a deleted session: %v", err)
 	}
 }
 

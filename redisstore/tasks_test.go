@@ -13,6 +13,11 @@ import (
 // taskRPC posts one 2026-07-28 request that declares the tasks extension to
 // url and returns its result object.
 func taskRPC(ctx context.Context, c *cluster, url, method, name string, params map[string]any) (map[string]any, error) {
+	return taskRPCAs(ctx, c, "", url, method, name, params)
+}
+
+// taskRPCAs is taskRPC with a bearer token ("" for none).
+func taskRPCAs(ctx context.Context, c *cluster, token, url, method, name string, params map[string]any) (map[string]any, error) {
 	params["_meta"] = map[string]any{
 		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 		"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "replica-test", "version": "1"},
@@ -30,6 +35,9 @@ func taskRPC(ctx context.Context, c *cluster, url, method, name string, params m
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Mcp-Name", name)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,25 @@ type request struct {
 	// msg is the message that carried the request (its raw params, for
 	// interceptors).
 	msg *message
+	// incoming is the request as interceptors see it, when there are any.
+	incoming *IncomingRequest
+}
+
+// detach lets a request that lives long (a listen stream, for hours) stop
+// holding the body it arrived in: its ID is copied, and the raw members of
+// its message and params, which point into the body, are dropped. What the
+// method already decoded stays.
+func (rq *request) detach() {
+	rq.id = bytes.Clone(rq.id)
+	if m := rq.msg; m != nil {
+		m.ID, m.Params, m.Result = rq.id, nil, nil
+		p := &m.decoded
+		p.Name, p.Arguments, p.InputResponses, p.Ref, p.Argument, p.Context = nil, nil, nil, nil, nil, nil
+		p.RequestID, p.Task, p.Capabilities, p.ClientInfo, p.Meta, p.ProgressToken = nil, nil, nil, nil, nil, nil
+	}
+	if in := rq.incoming; in != nil {
+		in.ID, in.Params, in.Meta = rq.id, nil, nil
+	}
 }
 
 // era is what differs between the protocol generations, as a method needs
@@ -42,6 +62,10 @@ type era interface {
 	// clientCapabilities are what the client declared: in its initialize,
 	// or in the request's _meta.
 	clientCapabilities() ClientCapabilities
+	// caller is who the request is charged to without a principal
+	// (callerOf, caller_share.go): the legacy session, or the 2026-07-28
+	// client's address or stdio connection.
+	caller() string
 	// openRound prepares one run of a handler that may ask the client
 	// (tools/call): the peer its Call talks through, and the handler state
 	// of earlier rounds. target names what runs (the tool).

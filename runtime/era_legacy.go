@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 )
@@ -29,6 +30,13 @@ func (x *legacyExchange) version() string {
 		return ""
 	}
 	return x.sess.version()
+}
+
+func (x *legacyExchange) caller() string {
+	if x.sess == nil {
+		return ""
+	}
+	return "s:" + x.sess.id
 }
 
 func (x *legacyExchange) clientCapabilities() ClientCapabilities {
@@ -96,11 +104,44 @@ func (x *legacyExchange) notify(ctx context.Context, method string, params any) 
 // handler's context ends with the session or a client
 // notifications/cancelled, never with the connection (a disconnect is not a
 // cancellation); it carries the request's values. A request the client
-// cancelled gets no response.
+// cancelled gets no response; one past Options.MaxCallsPerSession is
+// refused.
 func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, st *stream,
 	establish func(context.Context, SessionState) (*session, error)) {
 	hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
-	sess.addInflight(msg.ID, cancel)
+	if !sess.addInflight(msg.ID, cancel) {
+		cancel(nil)
+		st.respond(s.frameLegacy(msg.ID, failure(errSessionBusy(s.opts.MaxCallsPerSession))))
+		return
+	}
+	s.serveInflight(hctx, cancel, sess, msg, st, establish)
+}
+
+// serveBatch runs the requests of a 2025-03-26 batch, each taking its turn
+// for a place among the session's requests in flight, so that a batch never
+// runs more than Options.MaxCallsPerSession calls at once.
+func (s *Server) serveBatch(ctx context.Context, sess *session, msgs []*message, st *stream) {
+	for _, m := range msgs {
+		hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
+		if err := sess.addInflightWait(ctx, m.ID, cancel); err != nil {
+			cancel(nil)
+			st.respond(s.frameLegacy(m.ID, failure(errSessionEnded)))
+			continue
+		}
+		go s.serveInflight(hctx, cancel, sess, m, st, nil)
+	}
+}
+
+// errSessionBusy refuses a request past Options.MaxCallsPerSession.
+func errSessionBusy(max int) *Error {
+	return limitExceeded("MaxCallsPerSession", int64(max), fmt.Sprintf(
+		"the session already has %d requests in flight (Options.MaxCallsPerSession); wait for one to finish", max))
+}
+
+// serveInflight serves a request recorded in the session's inflight calls.
+func (s *Server) serveInflight(hctx context.Context, cancel context.CancelCauseFunc, sess *session, msg *message, st *stream,
+	establish func(context.Context, SessionState) (*session, error)) {
+	ctx := hctx
 	x := &legacyExchange{sess: sess, sender: requestScopedSender{sess: sess, origin: st}, establish: establish}
 	o := s.runLegacy(hctx, x, msg)
 	sess.removeInflight(msg.ID)

@@ -25,11 +25,13 @@ type modernExchange struct {
 	round     *mrtrPeer // the peer of the handler run openRound prepared
 	digest    string    // argsDigest of its arguments, once computed
 	principal string    // key of the request's principal: requestState is bound to it
+	from      string    // the caller without a principal: the client's address, or its stdio connection
 }
 
 func (x *modernExchange) kind() eraKind                          { return modernEra }
 func (x *modernExchange) version() string                        { return x.meta.ProtocolVersion }
 func (x *modernExchange) clientCapabilities() ClientCapabilities { return x.meta.Capabilities }
+func (x *modernExchange) caller() string                         { return x.from }
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
 // method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
@@ -158,13 +160,13 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 // serveModern runs one 2026-07-28 request whose _meta and version were
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
-func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream) ([]byte, int) {
+func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream, from string) ([]byte, int) {
 	// A request still running when the server closes ends, and answers that
 	// the server is shutting down.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
-	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx)}
+	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx), from: from}
 	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
 	if context.Cause(ctx) == errShuttingDown {
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
@@ -223,6 +225,8 @@ func modernStatus(o outcome) int {
 			return http.StatusNotFound
 		case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
 			return http.StatusBadRequest
+		case CodeLimitExceeded:
+			return limitStatus
 		}
 	}
 	return http.StatusOK

@@ -30,13 +30,13 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sess.release(sess.hold(r.Context()))
-	if !s.admitGETStream() {
+	caller := sessionCaller(r.Context(), sess.id)
+	if e := s.streams.take(caller, 1); e != nil {
 		w.Header().Set("Retry-After", retryAfterSeconds)
-		writeError(w, http.StatusTooManyRequests, nil, &Error{Code: CodeInvalidRequest,
-			Message: "too many GET streams open on this server (Options.MaxGETStreams); try again later"})
+		writeError(w, limitStatus, nil, e)
 		return
 	}
-	defer s.getStreams.Add(-1)
+	defer s.streams.give(caller, 1)
 	ctx := r.Context()
 	sw := newSSEWriter(w)
 	if last := r.Header.Get(headerLastEventID); last != "" {
@@ -70,21 +70,6 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.pump(ctx, sw, st, gen, takeover)
-}
-
-// admitGETStream counts one more open GET stream, unless MaxGETStreams are
-// open. The refusal is 429, not 503: the server is healthy and serves every
-// other request; the client opens too many streams (or too many clients do)
-// and should come back later. Not 409 either: nothing conflicts with the
-// session's state, and a GET for a stream that already has a connection
-// simply takes it over.
-func (s *Server) admitGETStream() bool {
-	max := int64(s.opts.MaxGETStreams)
-	if n := s.getStreams.Add(1); max > 0 && n > max {
-		s.getStreams.Add(-1)
-		return false
-	}
-	return true
 }
 
 // pump writes a stream's queue to one connection as events until the stream

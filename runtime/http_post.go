@@ -137,14 +137,16 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 	}
 	ctx := context.WithoutCancel(r.Context())
 	st := sess.newStream(requests, sseOK, false)
+	calls := make([]*message, 0, requests)
 	for i, m := range msgs {
 		switch {
 		case bad[i] != nil:
 			st.respond(frame{data: encodeError(m.ID, bad[i])})
 		case m.isRequest():
-			go s.serveLegacy(ctx, sess, m, st, nil)
+			calls = append(calls, m)
 		}
 	}
+	go s.serveBatch(ctx, sess, calls, st)
 	s.writePOST(w, r, sess, st, batch, jsonOK)
 }
 

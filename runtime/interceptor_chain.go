@@ -74,6 +74,7 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
 	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio",
 		Principal: PrincipalFromContext(ctx)}
+	rq.incoming = req
 	if rq.msg != nil {
 		req.Params = rq.msg.Params
 	}

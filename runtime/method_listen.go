@@ -31,7 +31,7 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}
 	}
-	release, refused := s.admitListen()
+	release, refused := s.admitListen(callerOf(ctx, rq.era))
 	if refused != nil {
 		return *refused
 	}
@@ -40,6 +40,9 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
+	// The stream may stay open for hours: it keeps what it needs and lets
+	// the request's body go.
+	rq.detach()
 	tag := map[string]json.RawMessage{metaSubscriptionID: rq.id}
 
 	l := newListenStream(honoured)
@@ -83,8 +86,9 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 }
 
 // honour is the part of filter this server serves: the kinds it has
-// registered something for. More than maxSubscriptions resource URIs is
-// -32602.
+// registered something for, and the resource URIs normalized
+// (resource_uri.go). More than maxSubscriptions resource URIs, or more than
+// Options.MaxSubscriptionBytes of them, is -32602.
 func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
 	s.mu.RLock()
 	tools := len(s.tools) > 0
@@ -96,10 +100,16 @@ func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error)
 		ResourcesListChanged: filter.ResourcesListChanged && resources,
 	}
 	if resources && len(filter.ResourceSubscriptions) > 0 {
-		if len(filter.ResourceSubscriptions) > maxSubscriptions {
-			return h, NewError(CodeInvalidParams, "subscriptions/listen: more than %d resourceSubscriptions", maxSubscriptions)
+		if e := s.subscriptionBound(methodListen, filter.ResourceSubscriptions); e != nil {
+			return h, e
 		}
-		h.ResourceSubscriptions = slices.Compact(slices.Clone(filter.ResourceSubscriptions))
+		uris := make([]string, 0, len(filter.ResourceSubscriptions))
+		for _, u := range filter.ResourceSubscriptions {
+			if u = normalizeURI(u); !slices.Contains(uris, u) {
+				uris = append(uris, u)
+			}
+		}
+		h.ResourceSubscriptions = uris
 	}
 	return h, nil
 }

@@ -28,6 +28,9 @@ type methodRow struct {
 	// scopes that target requires (auth_scopes.go), or noScopes. Every row
 	// must decide (method_table_test.go walks the table).
 	auth authRule
+	// handler: the method runs an application handler, so it takes a slot
+	// of Options.MaxConcurrentCalls (its caller's share) while it runs.
+	handler bool
 	// serve is the method.
 	serve func(s *Server, ctx context.Context, rq *request) outcome
 }
@@ -55,15 +58,15 @@ var coreMethods = []methodRow{
 	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*Server).listen},
 
 	{name: methodToolsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listTools},
-	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, serve: (*Server).callTool},
+	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*Server).callTool},
 	{name: methodPromptsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listPrompts},
-	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, serve: (*Server).getPrompt},
+	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*Server).getPrompt},
 	{name: methodResourcesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResources},
 	{name: methodTemplatesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResourceTemplates},
-	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, serve: (*Server).readResource},
+	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, handler: true, serve: (*Server).readResource},
 	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*Server).subscribeResource},
 	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*Server).unsubscribeResource},
-	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, serve: (*Server).complete},
+	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, handler: true, serve: (*Server).complete},
 }
 
 // roundParams are the members of a 2026-07-28 retry of a request that may
@@ -145,6 +148,13 @@ func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
 		return outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}
 	defer s.calls.done()
+	if m.handler {
+		caller := callerOf(ctx, rq.era)
+		if e := s.callSlots.take(caller, 1); e != nil {
+			return failure(e)
+		}
+		defer s.callSlots.give(caller, 1)
+	}
 	return m.serve(s, ctx, rq)
 }
 

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // cancelTask answers tasks/cancel. A running task is cancelled before the
@@ -23,16 +22,7 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 	if _, e := s.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
-	var ended string
-	r, err := s.tasks.store.UpdateTask(ctx, id, func(t *TaskRecord) error {
-		if t.Terminal() {
-			ended = t.Status
-			return errTaskEnded
-		}
-		t.Status, t.StatusMessage, t.Inputs = TaskCancelled, "cancelled by the client", nil
-		t.UpdatedAt = time.Now().UTC()
-		return nil
-	})
+	r, ended, err := s.tasks.cancel(ctx, id, "cancelled by the client")
 	switch {
 	case errors.Is(err, errTaskEnded):
 		return rq.era.tasks().cancelled(r, ended)
@@ -41,10 +31,5 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 	case err != nil:
 		return failure(NewError(CodeInternalError, "cancelling task %s: %v", id, err))
 	}
-	s.tasks.mu.Lock()
-	if lt := s.tasks.live[id]; lt != nil {
-		lt.cancel(errTaskCancelled)
-	}
-	s.tasks.mu.Unlock()
 	return rq.era.tasks().cancelled(r, "")
 }

@@ -90,7 +90,7 @@ func TestModernListenNeedsFilter(t *testing.T) {
 // so they count against MaxGETStreams: one more than the bound gets 429.
 func TestModernListenIsBounded(t *testing.T) {
 	leakCheck(t)
-	s := NewServer(Options{MaxGETStreams: 2})
+	s := NewServer(Options{MaxGETStreams: 2, CallerShare: 1})
 	t.Cleanup(func() { s.Close() })
 	c := modernServer(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -110,7 +110,7 @@ func TestModernListenIsBounded(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("a third listen stream with MaxGETStreams 2: HTTP %d; want 429", resp.StatusCode)
 	}
-	if r := readModernResp(t, resp, body); r.errCode(t) != CodeInvalidRequest {
-		t.Fatalf("a third listen stream: %s; want -32600", r.body)
+	if r := readModernResp(t, resp, body); r.errCode(t) != CodeLimitExceeded || r.errData(t)["bound"] != "Options.MaxGETStreams" {
+		t.Fatalf("a third listen stream: %s; want CodeLimitExceeded naming Options.MaxGETStreams", r.body)
 	}
 }

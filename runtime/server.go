@@ -149,8 +149,11 @@ type Options struct {
 	// (auth.go); nil serves without authorization, for loopback only.
 	Auth *Auth
 	// TaskStore holds the tasks of tools that run as tasks
-	// (execution.taskSupport); nil means in memory (one process), bounded
-	// by MaxTasks (0 means 10,000). TaskTTL is how long a task is kept
+	// (execution.taskSupport); nil means in memory (one process). MaxTasks
+	// bounds the tasks this process creates and keeps, whatever their
+	// status, until their TTL passes (0 means 10,000), each caller its
+	// share (CallerShare); a finished task keeps its slot here but no slot
+	// of MaxConcurrentCalls. TaskTTL is how long a task is kept
 	// from its creation, and the longest a 2025-11-25 client may ask for;
 	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
 	// clients; 0 means 1s. TaskLease is how long a task outlives the last
@@ -162,6 +165,37 @@ type Options struct {
 	TaskTTL          time.Duration
 	TaskPollInterval time.Duration
 	TaskLease        time.Duration
+	// MaxConcurrentCalls bounds the handlers running at once in this
+	// process: tools/call (a task's handler too, while it runs),
+	// prompts/get, resources/read and completion/complete. One more is
+	// refused with CodeLimitExceeded (HTTP 429 in 2026-07-28). 0 means
+	// 10,000, negative no bound.
+	MaxConcurrentCalls int
+	// MaxCallsPerSession bounds the requests one legacy session (or stdio
+	// connection) has in flight; one more is refused with
+	// CodeLimitExceeded. The calls of a 2025-03-26 batch wait for room
+	// instead, so a batch never runs more than this at once. 0 means 100
+	// (far more than a client runs in parallel), negative no bound.
+	MaxCallsPerSession int
+	// CallerShare is the part of each server-wide bound (MaxTasks,
+	// MaxTaskBytes, MaxGETStreams, MaxConcurrentCalls) that one caller may
+	// hold, so that one client cannot take a whole bound from the others.
+	// A caller is the principal of the request's token with Auth; without
+	// it, the legacy session, or for 2026-07-28 the client's network
+	// address (its connection over stdio). 0 means 0.1 (a tenth); 1 lets
+	// one caller take a whole bound. A caller may always hold one.
+	CallerShare float64
+	// MaxTaskBytes bounds the bytes of the task results this process keeps
+	// (each until its task's TTL passes); a result that does not fit, in
+	// the whole bound or in its caller's share, fails its task with an
+	// error naming the bound. 0 means 256 MiB, negative no bound.
+	MaxTaskBytes int64
+	// MaxSubscriptionBytes bounds the resource URIs one legacy session
+	// subscribes to, or one subscriptions/listen stream names, in bytes
+	// (besides their number, at most 1,024); beyond it the request is
+	// -32602. 0 means 64 KiB.
+	MaxSubscriptionBytes int
+
 	// InputBeforeTask names tools that ask their first questions in
 	// 2026-07-28 input_required rounds and become tasks once they have the
 	// answers (SEP-2663's multi round-trip before task creation); other
@@ -193,6 +227,24 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxGETStreams == 0 {
 		o.MaxGETStreams = 10_000
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = 10_000
+	}
+	if o.MaxConcurrentCalls == 0 {
+		o.MaxConcurrentCalls = 10_000
+	}
+	if o.MaxCallsPerSession == 0 {
+		o.MaxCallsPerSession = 100
+	}
+	if o.CallerShare <= 0 || o.CallerShare > 1 {
+		o.CallerShare = 0.1
+	}
+	if o.MaxTaskBytes == 0 {
+		o.MaxTaskBytes = 256 << 20
+	}
+	if o.MaxSubscriptionBytes <= 0 {
+		o.MaxSubscriptionBytes = 64 << 10
 	}
 	def(&o.KeepAlive, 15*time.Second)
 	def(&o.BodyReadTimeout, 30*time.Second)
@@ -248,8 +300,9 @@ type Server struct {
 	smu        sync.RWMutex
 	sessions   map[string]*session
 	creating   int          // sessions being created (counted against MaxSessions), under smu
-	getStreams atomic.Int64 // GET streams open now (MaxGETStreams)
-	calls      drainGroup   // running handlers, for graceful shutdown
+	calls      drainGroup   // running requests, for graceful shutdown
+	callSlots  *callerShare // handlers running (MaxConcurrentCalls), per caller
+	streams    *callerShare // GET and listen streams open (MaxGETStreams), per caller
 	closing    atomic.Bool
 	janitor    janitor
 
@@ -308,6 +361,8 @@ func NewServer(opts Options) *Server {
 		s.ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
+	s.callSlots = newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare)
+	s.streams = newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)
 	sealer, err := newStateSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that

@@ -32,6 +32,7 @@ type session struct {
 	standalone      *stream
 	standaloneReady chan struct{}  // closed when the GET stream first attaches
 	inflight        []inflightCall // incoming requests; a slice that keeps its capacity, so a request costs no map
+	roomFreed       chan struct{}  // closed when a request leaves inflight, while a batch waits for room
 	conns           []heldConn     // the client's open HTTP requests (hold), likewise
 	nextConn        uint64
 	closed          bool
@@ -169,13 +170,14 @@ func (s *Server) dropLocal(sess *session) {
 	sess.close()
 }
 
-// endSession terminates a session: its calls are cancelled, its streams end
-// and every store forgets it.
+// endSession terminates a session: its calls and tasks are cancelled, its
+// streams end and every store forgets it.
 func (s *Server) endSession(ctx context.Context, sess *session) {
 	s.smu.Lock()
 	delete(s.sessions, sess.id)
 	s.smu.Unlock()
 	sess.close()
+	s.tasks.endSession(sess.id)
 	_ = s.sessionStore.Delete(ctx, sess.id)
 	_ = s.events.DeleteSession(ctx, sess.id)
 	s.pending.DeleteSession(ctx, sess.id)
@@ -277,27 +279,26 @@ func (sess *session) version() string {
 	return sess.state.ProtocolVersion
 }
 
-// update changes the state and saves it. It starts from the stored state,
-// which another replica may have changed since this one read it (a log
-// level, a resource subscription); a store that cannot be read leaves the
-// local copy to start from.
-func (sess *session) update(ctx context.Context, f func(*SessionState)) error {
-	if !sess.stdio {
-		if stored, err := sess.srv.sessionStore.Load(ctx, sess.id); err == nil && stored.ID == sess.id {
-			sess.mu.Lock()
-			sess.state = stored
-			sess.mu.Unlock()
-		}
-	}
-	sess.mu.Lock()
-	f(&sess.state)
-	st := sess.state
-	stdio := sess.stdio
-	sess.mu.Unlock()
-	if stdio {
+// update changes the session's state atomically in the store (another
+// replica, or another request of this one, may change it at the same time:
+// a log level, a resource subscription) and keeps the result as the local
+// copy. fn may run more than once. A stdio connection's session lives here
+// only.
+func (sess *session) update(ctx context.Context, fn func(*SessionState)) error {
+	if sess.stdio {
+		sess.mu.Lock()
+		defer sess.mu.Unlock()
+		fn(&sess.state)
 		return nil
 	}
-	return sess.srv.sessionStore.Save(ctx, st)
+	st, err := sess.srv.sessionStore.Update(ctx, sess.id, fn)
+	if err != nil {
+		return err
+	}
+	sess.mu.Lock()
+	sess.state = st
+	sess.mu.Unlock()
+	return nil
 }
 
 func (sess *session) addStream(st *stream) {
@@ -387,15 +388,49 @@ func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.
 // time.
 var errNoRoute = errors.New("mcpgen: no open stream to the client (the request's stream is finished and no GET stream opened)")
 
-func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) {
+// addInflight records an incoming request that the client may cancel; it
+// refuses (false) when the session already has Options.MaxCallsPerSession
+// requests in flight.
+func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	key := trimSpace(id)
 	if i := sess.inflightAt(key); i >= 0 { // a reused ID replaces the earlier entry, as a map would
 		sess.inflight[i].cancel = cancel
-		return
+		return true
+	}
+	if max := sess.srv.opts.MaxCallsPerSession; max > 0 && len(sess.inflight) >= max {
+		return false
 	}
 	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
+	return true
+}
+
+// addInflightWait is addInflight that waits for room instead of refusing,
+// until ctx or the session ends: the calls of a batch take their turns.
+func (sess *session) addInflightWait(ctx context.Context, id json.RawMessage, cancel context.CancelCauseFunc) error {
+	for {
+		if sess.addInflight(id, cancel) {
+			return nil
+		}
+		sess.mu.Lock()
+		if sess.roomFreed == nil {
+			sess.roomFreed = make(chan struct{})
+		}
+		freed := sess.roomFreed
+		full := len(sess.inflight) >= sess.srv.opts.MaxCallsPerSession
+		sess.mu.Unlock()
+		if !full {
+			continue
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-sess.ctx.Done():
+			return ErrSessionNotFound
+		}
+	}
 }
 
 func (sess *session) removeInflight(id json.RawMessage) {
@@ -409,6 +444,10 @@ func (sess *session) removeInflight(id json.RawMessage) {
 	sess.inflight[i] = sess.inflight[last]
 	sess.inflight[last] = inflightCall{} // the slot keeps no closure alive
 	sess.inflight = sess.inflight[:last]
+	if sess.roomFreed != nil { // a batch waits for room
+		close(sess.roomFreed)
+		sess.roomFreed = nil
+	}
 	if last == 0 && cap(sess.inflight) > idleSlots {
 		sess.inflight = nil // a burst's capacity is not kept by an idle session
 	}

@@ -60,6 +60,9 @@ func (s *Server) onSignal(sessionID, kind string, data []byte) {
 	sess := s.sessions[sessionID]
 	s.smu.RUnlock()
 	if sess == nil {
+		if kind == SignalEnd {
+			s.tasks.endSession(sessionID) // a task outlives the local copy of its session
+		}
 		return
 	}
 	switch kind {
@@ -67,6 +70,7 @@ func (s *Server) onSignal(sessionID, kind string, data []byte) {
 		sess.cancelLocal(json.RawMessage(data))
 	case SignalEnd:
 		s.dropLocal(sess)
+		s.tasks.endSession(sessionID) // the tasks it runs here end with it
 	}
 }
 

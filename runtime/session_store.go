@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -37,10 +38,23 @@ type SessionStore interface {
 	Create(ctx context.Context, st SessionState) error
 	// Load returns a session's state, or ErrSessionNotFound.
 	Load(ctx context.Context, id string) (SessionState, error)
-	// Save replaces a session's state (log level, initialized).
-	Save(ctx context.Context, st SessionState) error
+	// Update applies fn to a session's state atomically, also between
+	// replicas (fn may run more than once, each time on a fresh copy, when
+	// the store retries a conflict), and returns the state it stored. A
+	// session that does not exist is ErrSessionNotFound: Update never
+	// brings back one that was deleted or expired.
+	Update(ctx context.Context, id string, fn func(*SessionState)) (SessionState, error)
 	// Delete ends a session; later Loads return ErrSessionNotFound.
 	Delete(ctx context.Context, id string) error
+}
+
+// SessionProber is an optional interface of a SessionStore: Exists reports
+// whether a session exists without counting as a sign of its client's life
+// (it must not restart the session's idle expiry). With it, the tasks of a
+// session that expired for idleness end at their next lease renewal on
+// every replica.
+type SessionProber interface {
+	Exists(ctx context.Context, id string) (bool, error)
 }
 
 // MemorySessionStore is the default SessionStore.
@@ -71,15 +85,18 @@ func (m *MemorySessionStore) Load(_ context.Context, id string) (SessionState, e
 	return st, nil
 }
 
-// Save implements SessionStore.
-func (m *MemorySessionStore) Save(_ context.Context, st SessionState) error {
+// Update implements SessionStore.
+func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*SessionState)) (SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.m[st.ID]; !ok {
-		return ErrSessionNotFound
+	st, ok := m.m[id]
+	if !ok {
+		return SessionState{}, ErrSessionNotFound
 	}
-	m.m[st.ID] = st
-	return nil
+	st.Subscriptions = slices.Clone(st.Subscriptions) // fn must not change the stored slice in place
+	fn(&st)
+	m.m[id] = st
+	return st, nil
 }
 
 // Delete implements SessionStore.

@@ -68,6 +68,13 @@ func TestSoak(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}),
+		toolOf("hold", `{"type":"object"}`, func(ctx context.Context, _ *Call, _ json.RawMessage) (*ToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}),
+		taskTool("spawn", "optional", func(_ context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+			return ContentResult(call, []Content{Text("spawned")}), nil
+		}),
 	} {
 		if err := s.AddTool(tool); err != nil {
 			t.Fatal(err)
@@ -106,6 +113,76 @@ func TestSoak(t *testing.T) {
 	}
 	for round := range soakRounds {
 		t.Logf("round %d", round+1)
+		// A hostile session next to a polite one: the hostile one creates
+		// tasks past its share of MaxTasks, then holds more calls in flight
+		// than a session may; it runs into its own bounds while the polite
+		// one keeps being served. Both sessions open before the flood of
+		// sessions below can take their places.
+		hostileSession, politeSession := &soakClient{hc: hc, url: url}, &soakClient{hc: hc, url: url}
+		if !hostileSession.initialize(`{"tasks":{}}`, &refused) || !politeSession.initialize(`{}`, &refused) {
+			t.Fatalf("the hostile or the polite session was refused (%d sessions open)", sessionCount(s))
+		}
+		hostile, hostileDone := context.WithCancel(context.Background())
+		var hostileRefused atomic.Int64
+		run(1, func(int) {
+			defer hostileDone()
+			c := hostileSession
+			task := `{"jsonrpc":"2.0","id":2000,"method":"tools/call","params":{"name":"spawn","task":{"ttl":60000}}}`
+			for range 1100 {
+				resp, err := c.post(task)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if bytes.Contains(b, []byte("Options.MaxTasks")) {
+					hostileRefused.Add(1)
+					break
+				}
+			}
+			var calls sync.WaitGroup
+			held := make(chan struct{}, 150)
+			for i := range 150 {
+				calls.Add(1)
+				go func() {
+					defer calls.Done()
+					resp, err := c.postCtx(hostile, callBody(1000+i, "hold", `{}`))
+					if err != nil {
+						return // disconnected at the end of the hostile part
+					}
+					defer resp.Body.Close()
+					if b, _ := io.ReadAll(resp.Body); bytes.Contains(b, []byte("MaxCallsPerSession")) {
+						hostileRefused.Add(1)
+						held <- struct{}{}
+					}
+				}()
+			}
+			for range 50 { // 50 calls past MaxCallsPerSession
+				<-held
+			}
+			hostileDone() // the held calls' client goes away; their session expires
+			calls.Wait()
+		})
+		run(1, func(int) {
+			c := politeSession
+			for i := 0; hostile.Err() == nil; i++ {
+				waited.Add(1)
+				resp, err := c.post(callBody(3000+i, "echo", `{"polite":true}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var m rpc
+				err = json.NewDecoder(resp.Body).Decode(&m)
+				resp.Body.Close()
+				if err == nil && m.Error == nil && strings.Contains(string(m.Result), "polite") {
+					answered.Add(1)
+				} else {
+					t.Errorf("the polite session was refused while the hostile one ran: HTTP %d %v %+v", resp.StatusCode, err, m.Error)
+				}
+			}
+		})
 		// Abandoned eliciting calls: read the question, then leave.
 		run(100, func(int) {
 			c := &soakClient{hc: hc, url: url}
@@ -195,6 +272,9 @@ func TestSoak(t *testing.T) {
 		wg.Wait()
 		if refused.Load() == 0 {
 			t.Error("no initialize was refused past MaxSessions")
+		}
+		if got := hostileRefused.Load(); got < 51 {
+			t.Errorf("the hostile session was refused %d times, want 50 calls past MaxCallsPerSession and a task past its share of MaxTasks", got)
 		}
 		var ms goruntime.MemStats
 		goruntime.GC()

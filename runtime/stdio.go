@@ -169,8 +169,10 @@ func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, err
 // notifications/cancelled for its ID cancels it like a legacy call.
 func (c *stdioConn) serveModern(m *message) {
 	ctx, cancel := context.WithCancelCause(c.sess.ctx)
-	if m.isRequest() {
-		c.sess.addInflight(m.ID, cancel)
+	if m.isRequest() && !c.sess.addInflight(m.ID, cancel) {
+		cancel(nil)
+		_ = c.out.push(context.Background(), encodeError(m.ID, errSessionBusy(c.s.opts.MaxCallsPerSession)))
+		return
 	}
 	c.handlers.Add(1)
 	go func() {
@@ -179,7 +181,7 @@ func (c *stdioConn) serveModern(m *message) {
 		if m.isRequest() {
 			defer c.sess.removeInflight(m.ID)
 		}
-		c.s.serveModernStdio(ctx, m, c.out.push)
+		c.s.serveModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
 	}()
 }
 
@@ -194,8 +196,9 @@ func (s *Server) isModernStdio(msg *message) bool {
 // one message in order. The stdio loop runs it in its own goroutine and
 // cancels ctx on a notifications/cancelled for its ID; then nothing more is
 // sent. There are no headers on stdio, so only the _meta and version checks
-// apply before the era serves the method.
-func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error) {
+// apply before the era serves the method. from is the connection, the
+// caller of a request without a principal.
+func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error, from string) {
 	if !msg.isRequest() {
 		return // notifications: cancellation is the loop's business
 	}
@@ -216,7 +219,7 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 		reply(encodeError(msg.ID, e))
 		return
 	}
-	data, _ := s.serveModern(ctx, msg, meta, &modernStdioStream{send: send})
+	data, _ := s.serveModern(ctx, msg, meta, &modernStdioStream{send: send}, from)
 	reply(data)
 }
 

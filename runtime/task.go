@@ -71,8 +71,14 @@ type taskEngine struct {
 	replica string
 	any     atomic.Bool // some tool may run as a task: the capability is advertised
 
+	// held are the tasks this process created and keeps until their TTL
+	// passes (Options.MaxTasks), bytes their results (MaxTaskBytes), each
+	// with every caller's share (caller_share.go).
+	held, bytes *callerShare
+
 	mu         sync.Mutex
 	live       map[string]*liveTask // tasks whose handler runs here
+	kept       map[string]*keptTask // tasks this process created, until their TTL
 	delivering map[string]bool      // taskID+"\x00"+key asked on a tasks/result stream here
 	wg         sync.WaitGroup
 }
@@ -80,15 +86,37 @@ type taskEngine struct {
 // liveTask is a task whose handler runs in this process.
 type liveTask struct {
 	cancel context.CancelCauseFunc
+	owner  string // the legacy session it belongs to; "" in 2026-07-28
 	mu     sync.Mutex
 	listen peer // 2025-11-25: the peer of a tasks/result waiting for the task, for its notifications
 }
 
+// keptTask is what a task this process created holds of the bounds until
+// its TTL passes: a slot of MaxTasks and its result's bytes.
+type keptTask struct {
+	caller string
+	bytes  int64
+	expiry *time.Timer
+}
+
+// taskOrigin is the request that creates a task: the task is bound to its
+// session (legacy) and principal, and charged to its caller.
+type taskOrigin struct {
+	owner     string // the legacy session; "" in 2026-07-28
+	principal *Principal
+	caller    string
+	modern    bool
+	ttl       time.Duration // 0: Options.TaskTTL; a longer one is cut to it
+}
+
 func newTaskEngine(s *Server) *taskEngine {
-	e := &taskEngine{s: s, store: s.opts.TaskStore, replica: s.opts.ReplicaID,
-		live: map[string]*liveTask{}, delivering: map[string]bool{}}
+	o := s.opts
+	e := &taskEngine{s: s, store: o.TaskStore, replica: o.ReplicaID,
+		held:  newCallerShare("MaxTasks", "tasks", int64(o.MaxTasks), o.CallerShare),
+		bytes: newCallerShare("MaxTaskBytes", "bytes of task results", o.MaxTaskBytes, o.CallerShare),
+		live:  map[string]*liveTask{}, kept: map[string]*keptTask{}, delivering: map[string]bool{}}
 	if e.store == nil {
-		e.store = &MemoryTaskStore{Limit: s.opts.MaxTasks}
+		e.store = &MemoryTaskStore{Limit: o.MaxTasks}
 	}
 	if e.replica == "" {
 		e.replica = newTaskID()[:12]
@@ -99,6 +127,11 @@ func newTaskEngine(s *Server) *taskEngine {
 // close waits, bounded by ShutdownTimeout, for the task goroutines that the
 // end of the server's base context stops.
 func (e *taskEngine) close() {
+	e.mu.Lock()
+	for _, k := range e.kept {
+		k.expiry.Stop()
+	}
+	e.mu.Unlock()
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	t := time.NewTimer(e.s.opts.ShutdownTimeout)
@@ -151,24 +184,27 @@ func (s *Server) taskCall(ctx context.Context, rq *request, t *registeredTool, a
 	if done || !asTask {
 		return o, done
 	}
-	rec, e := s.tasks.start(ctx, t, args, p, state, owner, te.stateless(), ttl)
+	from := taskOrigin{owner: owner, principal: PrincipalFromContext(ctx), caller: callerOf(ctx, rq.era), modern: te.stateless(), ttl: ttl}
+	rec, e := s.tasks.start(ctx, t, args, p, state, from)
 	if e != nil {
 		return failure(e), true
 	}
 	return te.created(rec), true
 }
 
-// start stores a new task and runs its handler in a goroutine. ttl 0 means
-// the default; a longer one than Options.TaskTTL is cut to it.
-func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.RawMessage, p peer, state []byte,
-	owner string, modern bool, ttl time.Duration) (*TaskRecord, *Error) {
-	hctx, cancel := context.WithCancelCause(e.s.baseCtx)
-	rec, lt, err := e.create(ctx, t, owner, modern, ttl, cancel)
+// start stores a new task and runs its handler in a goroutine, with the
+// principal of the request that created it (in its context and its Call)
+// and the request's interceptors.
+func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.RawMessage, p peer, state []byte, from taskOrigin) (*TaskRecord, *Error) {
+	hctx, cancel := context.WithCancelCause(withPrincipal(e.s.baseCtx, from.principal))
+	rec, lt, err := e.create(ctx, t, from, cancel)
 	if err != nil {
 		cancel(nil)
 		return nil, err
 	}
 	call := newCall(e.peerOf(rec, lt, p), state)
+	call.principal = from.principal
+	call.intercept(e.s, ctx)
 	e.wg.Add(2)
 	go e.watch(hctx, rec)
 	go func() {
@@ -180,28 +216,128 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 }
 
 // create stores a new working task that this replica runs; cancel stops
-// its handler.
-func (e *taskEngine) create(ctx context.Context, t *registeredTool, owner string, modern bool, ttl time.Duration,
-	cancel context.CancelCauseFunc) (*TaskRecord, *liveTask, *Error) {
+// its handler. The task takes a slot of MaxTasks until its TTL passes and
+// one of MaxConcurrentCalls while its handler runs, both from its caller's
+// share; finish gives the second back.
+func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOrigin, cancel context.CancelCauseFunc) (*TaskRecord, *liveTask, *Error) {
 	o := e.s.opts
+	ttl := from.ttl
 	if ttl <= 0 || ttl > o.TaskTTL {
 		ttl = o.TaskTTL
 	}
+	if err := e.held.take(from.caller, 1); err != nil {
+		return nil, nil, err
+	}
+	if err := e.s.callSlots.take(from.caller, 1); err != nil {
+		e.held.give(from.caller, 1)
+		return nil, nil, err
+	}
 	now := time.Now().UTC()
 	rec := &TaskRecord{
-		ID: newTaskID(), Tool: t.Name, Owner: owner, Modern: modern,
+		ID: newTaskID(), Tool: t.Name, Owner: from.owner, Principal: from.principal.key(), Caller: from.caller, Modern: from.modern,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTL: ttl, ExpiresAt: now.Add(ttl), PollInterval: o.TaskPollInterval,
 		Replica: e.replica, LeaseUntil: now.Add(o.TaskLease),
 	}
 	if err := e.store.CreateTask(ctx, rec); err != nil {
+		e.held.give(from.caller, 1)
+		e.s.callSlots.give(from.caller, 1)
 		return nil, nil, NewError(CodeInternalError, "creating the task: %v", err)
 	}
-	lt := &liveTask{cancel: cancel}
+	lt := &liveTask{cancel: cancel, owner: from.owner}
+	k := &keptTask{caller: from.caller}
 	e.mu.Lock()
 	e.live[rec.ID] = lt
+	e.kept[rec.ID] = k
+	k.expiry = time.AfterFunc(ttl, func() { e.forget(rec.ID) })
 	e.mu.Unlock()
+	if l := e.s.logger; l.Enabled(ctx, slog.LevelDebug) {
+		l.LogAttrs(ctx, slog.LevelDebug, "task created", slog.String("task", rec.ID), slog.String("tool", t.Name),
+			slog.String("subject", subjectOf(from.principal)), slog.String("session", from.owner))
+	}
 	return rec, lt, nil
+}
+
+// forget gives back what a task this process created held, once its TTL
+// passed (the store has dropped it).
+func (e *taskEngine) forget(id string) {
+	e.mu.Lock()
+	k := e.kept[id]
+	delete(e.kept, id)
+	e.mu.Unlock()
+	if k != nil {
+		e.held.give(k.caller, 1)
+		e.bytes.give(k.caller, k.bytes)
+	}
+}
+
+// keepResult charges a finished task's result to its caller's share of
+// MaxTaskBytes, or returns the error that fails the task instead.
+func (e *taskEngine) keepResult(rec *TaskRecord, result json.RawMessage) *Error {
+	n := int64(len(result))
+	if err := e.bytes.take(rec.Caller, n); err != nil {
+		err.Message = fmt.Sprintf("the task's result (%d bytes) is not kept: %s", n, err.Message)
+		return err
+	}
+	e.mu.Lock()
+	k := e.kept[rec.ID]
+	if k != nil {
+		k.bytes += n
+	}
+	e.mu.Unlock()
+	if k == nil { // expired meanwhile
+		e.bytes.give(rec.Caller, n)
+	}
+	return nil
+}
+
+// endSession cancels the tasks of a legacy session that ended (DELETE,
+// idle expiry, deleted on another replica): nobody can reach them any
+// more, and they must not hold their slots until their TTL.
+func (e *taskEngine) endSession(id string) {
+	e.mu.Lock()
+	var ended []string
+	for tid, lt := range e.live {
+		if lt.owner == id {
+			ended = append(ended, tid)
+		}
+	}
+	e.mu.Unlock()
+	for _, tid := range ended {
+		e.cancel(context.Background(), tid, "the session ended")
+	}
+}
+
+// cancel marks task id cancelled (unless it already ended) and stops its
+// handler if it runs here. It returns the stored task and, for a task that
+// had already ended, its status.
+func (e *taskEngine) cancel(ctx context.Context, id, why string) (*TaskRecord, string, error) {
+	var ended string
+	r, err := e.store.UpdateTask(ctx, id, func(t *TaskRecord) error {
+		if t.Terminal() {
+			ended = t.Status
+			return errTaskEnded
+		}
+		t.Status, t.StatusMessage, t.Inputs = TaskCancelled, why, nil
+		t.UpdatedAt = time.Now().UTC()
+		return nil
+	})
+	if err != nil {
+		return r, ended, err
+	}
+	e.mu.Lock()
+	if lt := e.live[id]; lt != nil {
+		lt.cancel(errTaskCancelled)
+	}
+	e.mu.Unlock()
+	return r, "", nil
+}
+
+func subjectOf(p *Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Subject
 }
 
 // peerOf is the taskPeer of rec, with the client's facts from the peer of
@@ -226,6 +362,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 	e.mu.Lock()
 	delete(e.live, rec.ID)
 	e.mu.Unlock()
+	e.s.callSlots.give(rec.Caller, 1)
 	o := toolOutcome(t.Name, res, err)
 	now := time.Now().UTC()
 	var result json.RawMessage
@@ -238,6 +375,11 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 	}
 	if cause == errShuttingDown || (cause == context.Canceled && e.s.closing.Load()) {
 		o.err, result = NewError(CodeInternalError, "the server running the task shut down before it finished"), nil
+	}
+	if result != nil && cause != errTaskCancelled {
+		if kerr := e.keepResult(rec, result); kerr != nil {
+			o.err, result = kerr, nil
+		}
 	}
 	_, uerr := e.store.UpdateTask(context.Background(), rec.ID, func(r *TaskRecord) error {
 		if r.Terminal() {
@@ -308,18 +450,36 @@ func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 			if err != nil && ctx.Err() == nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
 				e.s.logger.Warn("renewing a task's lease", slog.String("task", rec.ID), slog.String("error", err.Error()))
 			}
+			if rec.Owner != "" && !e.sessionLives(ctx, rec.Owner) {
+				e.cancel(context.WithoutCancel(ctx), rec.ID, "the session ended")
+			}
 		}
 		done()
 	}
 }
 
+// sessionLives reports whether the legacy session id still exists. A
+// session that ends on this replica, or is deleted on any, ends its tasks
+// at once (endSession); one that a shared store expired for idleness ends
+// them here, at the next lease renewal, when the store can tell
+// (SessionProber) without refreshing the session's expiry.
+func (e *taskEngine) sessionLives(ctx context.Context, id string) bool {
+	p, ok := e.s.sessionStore.(SessionProber)
+	if !ok {
+		return true
+	}
+	exists, err := p.Exists(ctx, id)
+	return err != nil || exists // a store that cannot tell ends nothing
+}
+
 // load returns the task id as its owner may see it: a task of another
-// session, or of the other era, is not found. A task whose replica stopped
+// principal, another session, or the other era, is not found, exactly as an
+// unknown ID, so that holding an ID reveals nothing. A task whose replica stopped
 // renewing its lease is marked failed first.
 func (e *taskEngine) load(ctx context.Context, rq *request, id string) (*TaskRecord, *Error) {
 	r, err := e.store.GetTask(ctx, id)
-	if err == nil && !rq.era.tasks().owns(rq, r) {
-		err = ErrTaskNotFound
+	if err == nil && (!rq.era.tasks().owns(rq, r) || r.Principal != principalKeyOf(ctx)) {
+		err = ErrTaskNotFound // another caller's task is answered as one that never existed
 	}
 	switch {
 	case errors.Is(err, ErrTaskNotFound):

@@ -95,10 +95,13 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	carried := len(round.answers)
 	round.mu.Unlock()
 	sp := &switchPeer{round: round, carried: carried, detach: make(chan struct{}), ready: make(chan struct{})}
-	hctx, cancel := context.WithCancelCause(s.baseCtx)
+	from := taskOrigin{principal: PrincipalFromContext(ctx), caller: callerOf(ctx, rq.era), modern: true}
+	hctx, cancel := context.WithCancelCause(withPrincipal(s.baseCtx, from.principal))
 	// Until it is a task, the handler ends with the request.
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	call := newCall(sp, state)
+	call.principal = from.principal
+	call.intercept(s, ctx)
 	done := make(chan handlerReturn, 1)
 	e.wg.Add(1)
 	go func() {
@@ -115,7 +118,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 		}
 		// Every question was answered and the handler finished: a task that
 		// is born finished.
-		rec, _, err := e.create(ctx, t, "", true, 0, cancel)
+		rec, _, err := e.create(ctx, t, from, cancel)
 		if err != nil {
 			cancel(nil)
 			return failure(err)
@@ -128,7 +131,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	case <-sp.detach:
 	}
 	stop()
-	rec, lt, err := e.create(ctx, t, "", true, 0, cancel)
+	rec, lt, err := e.create(ctx, t, from, cancel)
 	if err != nil {
 		close(sp.ready)
 		cancel(nil)

@@ -64,9 +64,14 @@ const (
 
 // TaskRecord is one task as a TaskStore keeps it. Stores encode it as JSON.
 type TaskRecord struct {
-	ID     string `json:"id"`
-	Tool   string `json:"tool"`
-	Owner  string `json:"owner,omitempty"`  // the legacy session that created it; "" in 2026-07-28
+	ID    string `json:"id"`
+	Tool  string `json:"tool"`
+	Owner string `json:"owner,omitempty"` // the legacy session that created it; "" in 2026-07-28
+	// Principal is a digest of the issuer and subject of the token that
+	// created it (auth.go); only that principal may see or change it.
+	Principal string `json:"principal,omitempty"`
+	// Caller is who the task is charged to (caller_share.go).
+	Caller string `json:"caller,omitempty"`
 	Modern bool   `json:"modern,omitempty"` // created by a 2026-07-28 request (the extension)
 
 	Status        string    `json:"status"`

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,7 @@ func main() {
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	singleUse := flag.Bool("single-use", false, "single-use requestState (Options.SingleUseState)")
 	taskLease := flag.Duration("task-lease", 0, "lease of a running task (Options.TaskLease; 0: the runtime's default)")
+	auth := flag.Bool("auth", false, `demand bearer tokens "subject;scope+scope": tests name their principals`)
 	flag.Parse()
 
 	level := slog.LevelWarn
@@ -71,6 +73,10 @@ func main() {
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
 		SessionIdleTimeout: *idle, SingleUseState: *singleUse, TaskLease: *taskLease,
 		StateKey: []byte(*stateKey)}
+	if *auth {
+		opts.Auth = &runtime.Auth{Resource: "http://127.0.0.1/mcp", AuthorizationServers: []string{"https://issuer.test"},
+			Verifier: runtime.TokenVerifierFunc(testToken)}
+	}
 	replicaID := "memory"
 	if !*memory {
 		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})
@@ -138,6 +144,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
+}
+
+// testToken reads a test token "subject;scope+scope": each test names the
+// principals it needs. Only tests start replicas, on loopback.
+func testToken(_ context.Context, tok string) (*runtime.Principal, error) {
+	sub, scopes, ok := strings.Cut(tok, ";")
+	if !ok || sub == "" {
+		return nil, fmt.Errorf("%w: not a test token", runtime.ErrInvalidToken)
+	}
+	return &runtime.Principal{Issuer: "https://issuer.test", Subject: sub, Scopes: strings.FieldsFunc(scopes, func(r rune) bool { return r == '+' }),
+		Expiry: time.Now().Add(time.Hour)}, nil
 }
 
 // quietRedis drops go-redis's own log lines (one per failed dial while Redis
