@@ -111,5 +111,8 @@ func Register(s *runtime.Server, skills []Skill, opts Options) error {
 			return fmt.Errorf("skills: %w", err)
 		}
 	}
+	if err := s.AddExtension(c.extension(opts)); err != nil {
+		return fmt.Errorf("skills: %w", err)
+	}
 	return nil
 }

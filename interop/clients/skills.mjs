@@ -52,7 +52,15 @@ async function connect() {
                 ? new StdioClientTransport({ command: opt.command, args: positionals, stderr: 'inherit' })
                 : new StreamableHTTPClientTransport(new URL(opt.url));
     }
+    // Both SDKs tell the transport the negotiated version through this hook.
+    let negotiated = '';
+    const setVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = v => {
+        negotiated = v;
+        setVersion?.(v);
+    };
     await client.connect(transport, { timeout });
+    client.negotiated = () => negotiated || client.getNegotiatedProtocolVersion?.() || '';
     const request = (method, params) => client.request({ method, params }, anyResult, { timeout });
     return { client, request };
 }
@@ -70,7 +78,7 @@ function bytesOf(content) {
 
 async function main() {
     const { client, request } = await connect();
-    const protocol = client.getNegotiatedProtocolVersion?.() ?? '';
+    const protocol = client.negotiated();
     const caps = client.getServerCapabilities() ?? {};
     const settings = caps.extensions?.[EXTENSION];
     check('declared', settings !== undefined && caps.resources !== undefined,
