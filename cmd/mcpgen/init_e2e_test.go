@@ -544,6 +544,7 @@ func testHTTPElicitation(t *testing.T, bin string) {
 		{"resources/list", `{}`, `"uri":"notes://groceries"`},
 		// The scaffold's skill, from notes/skills with no Go written for it.
 		{"resources/read", `{"uri":"skill://note-taking/SKILL.md"}`, `"mimeType":"text/markdown","text":"---\nname: note-taking\n`},
+		{"skills/list", `{}`, `{"skills":[{"uri":"skill://note-taking/SKILL.md","frontmatter":{"name":"note-taking",`},
 	} {
 		if got := c.call(ctx, 100, q.method, q.params).Result; !bytes.Contains(got, []byte(q.want)) {
 			t.Errorf("%s %s: %s lacks %s", q.method, q.params, got, q.want)
