@@ -159,6 +159,7 @@ func (g *gen) emitHandler() *jen.File {
 			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
 		}
 		g.featureHandlerMethods(ig)
+		g.skillHandlerMethods(ig)
 	})
 	f.Add(comment(g.featureHandlerDoc("UnimplementedHandler answers every tool with an error saying it is not implemented.")...))
 	f.Type().Id("UnimplementedHandler").Struct()
@@ -174,6 +175,7 @@ func (g *gen) emitHandler() *jen.File {
 		)
 	}
 	g.emitFeatureHandler(f)
+	g.emitSkillHandler(f)
 
 	f.Comment("// Register adds every tool of this package to s, answered by h, in the order of the")
 	f.Comment("// input files, which is the order tools/list shows them in.")
@@ -191,6 +193,7 @@ func (g *gen) emitHandler() *jen.File {
 			),
 		),
 		g.registerFeatures(),
+		g.registerSkills(),
 		jen.Return(jen.Nil()),
 	)
 

@@ -23,6 +23,8 @@ type Config struct {
 	Package string
 	// Inputs are the JSON files; their order does not matter.
 	Inputs []InputFile
+	// Skills are the skill folders (ReadSkills); their order does not matter.
+	Skills []SkillFolder
 }
 
 // Result is a generated package.
@@ -39,7 +41,7 @@ type Result struct {
 var ErrUsage = errors.New("usage")
 
 // ownedRE matches the names of files mcpgen writes.
-var ownedRE = regexp.MustCompile(`^mcpgen_(handler|[a-z0-9_]+_(tool|elicitation|prompt|resource|template))\.go$`)
+var ownedRE = regexp.MustCompile(`^mcpgen_(handler|[a-z0-9_]+_(tool|elicitation|prompt|resource|template|skill))\.go$`)
 
 // Owned reports whether a file with this name and contents was written by
 // mcpgen: both its name pattern and its first line say so.
@@ -53,13 +55,14 @@ func Generate(cfg Config) (*Result, error) {
 	if !token.IsIdentifier(cfg.Package) || cfg.Package == "_" {
 		return nil, fmt.Errorf("%w: %q is not a valid Go package name", ErrUsage, cfg.Package)
 	}
-	if len(cfg.Inputs) == 0 {
+	if len(cfg.Inputs) == 0 && len(cfg.Skills) == 0 {
 		return nil, fmt.Errorf("%w: no input files", ErrUsage)
 	}
 	rep := &reporter{}
 	m := load(cfg.Inputs, rep)
 	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
 	g.build(m)
+	g.buildSkills(loadSkills(cfg.Skills, m, rep))
 	res := &Result{Diagnostics: rep.diags}
 	res.Diagnostics.sort()
 	if res.Diagnostics.HasErrors() {
@@ -83,6 +86,8 @@ type gen struct {
 	order   []*elicitIR
 	// features are the prompts, resources and templates (emit_features.go).
 	features []*featureIR
+	// skills are the skill folders (skill_emit.go).
+	skills []*skillIR
 }
 
 // toolIR is a tool ready to emit.
@@ -204,6 +209,7 @@ func (g *gen) newFile() *jen.File {
 	f := jen.NewFile(g.pkg)
 	f.HeaderComment(Header)
 	f.ImportName(runtimePkg, "runtime")
+	f.ImportName(skillsPkg, "skills")
 	return f
 }
 
@@ -222,6 +228,9 @@ func (g *gen) emit() (map[string][]byte, error) {
 		jobs = append(jobs, job{t.file, func() *jen.File { return g.emitTool(t) }})
 	}
 	for _, f := range g.featureFiles() {
+		jobs = append(jobs, job(f))
+	}
+	for _, f := range g.skillFiles() {
 		jobs = append(jobs, job(f))
 	}
 	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})

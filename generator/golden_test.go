@@ -19,11 +19,16 @@ var update = flag.Bool("update", os.Getenv("MCPGEN_UPDATE_GOLDEN") == "1", "rewr
 const goldenRoot = "../testdata/golden"
 
 // goldenCase is one folder of testdata/golden: input/*.json, the expected
-// package in want/ and the expected diagnostics in want.stderr.
+// package in want/ and the expected diagnostics in want.stderr. Skill
+// folders are input/skills/*: the generated package embeds them from its
+// own folder, so want/skills holds a copy of them, as a package folder
+// would; a skill folder anywhere else under input/ (input/outside/*) lies
+// outside the package's folder.
 type goldenCase struct {
 	name   string
 	dir    string
 	inputs []InputFile
+	skills []SkillFolder
 }
 
 func goldenCases(t *testing.T) []goldenCase {
@@ -39,11 +44,14 @@ func goldenCases(t *testing.T) []goldenCase {
 		}
 		dir := filepath.Join(goldenRoot, e.Name())
 		names, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
-		if err != nil || len(names) == 0 {
-			t.Fatalf("%s: no input/*.json", dir)
+		if err != nil {
+			t.Fatal(err)
 		}
 		sort.Strings(names)
-		c := goldenCase{name: e.Name(), dir: dir}
+		c := goldenCase{name: e.Name(), dir: dir, skills: goldenSkills(t, dir)}
+		if len(names) == 0 && len(c.skills) == 0 {
+			t.Fatalf("%s: no input/*.json and no skill folder", dir)
+		}
 		for _, n := range names {
 			data, err := os.ReadFile(n)
 			if err != nil {
@@ -62,9 +70,9 @@ func goldenCases(t *testing.T) []goldenCase {
 func goldenPackage(name string) string { return strings.ReplaceAll(name, "-", "") }
 
 // generateCase runs the pipeline and returns the files and the stderr text.
-func generateCase(t *testing.T, c goldenCase, inputs []InputFile) (map[string][]byte, string) {
+func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []SkillFolder) (map[string][]byte, string) {
 	t.Helper()
-	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs})
+	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, Skills: skills})
 	if res == nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -80,11 +88,11 @@ func generateCase(t *testing.T, c goldenCase, inputs []InputFile) (map[string][]
 func TestGolden(t *testing.T) {
 	for _, c := range goldenCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			files, stderr := generateCase(t, c, c.inputs)
+			files, stderr := generateCase(t, c, c.inputs, c.skills)
 
 			// Input order must not matter: reversed and rotated give the same bytes.
 			for _, perm := range [][]InputFile{reversed(c.inputs), rotated(c.inputs)} {
-				f2, s2 := generateCase(t, c, perm)
+				f2, s2 := generateCase(t, c, perm, reversed(c.skills))
 				if s2 != stderr || !sameFiles(files, f2) {
 					t.Fatal("a different input order gives different output")
 				}
@@ -100,6 +108,9 @@ func TestGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				if len(files) > 0 {
+					copySkills(t, c.dir)
+				}
 				os.Remove(stderrFile)
 				if stderr != "" {
 					if err := os.WriteFile(stderrFile, []byte(stderr), 0o644); err != nil {
@@ -111,6 +122,9 @@ func TestGolden(t *testing.T) {
 			want := map[string][]byte{}
 			entries, _ := os.ReadDir(wantDir)
 			for _, e := range entries {
+				if e.IsDir() {
+					continue // the copy of the skill folders, compared below
+				}
 				data, err := os.ReadFile(filepath.Join(wantDir, e.Name()))
 				if err != nil {
 					t.Fatal(err)
@@ -130,6 +144,7 @@ func TestGolden(t *testing.T) {
 					t.Errorf("golden %s is no longer generated", name)
 				}
 			}
+			checkSkillCopy(t, c.dir)
 			wantStderr, err := os.ReadFile(stderrFile)
 			if err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
@@ -177,8 +192,8 @@ func TestGoldenCompiles(t *testing.T) {
 	}
 }
 
-func reversed(in []InputFile) []InputFile {
-	out := make([]InputFile, len(in))
+func reversed[T any](in []T) []T {
+	out := make([]T, len(in))
 	for i, f := range in {
 		out[len(in)-1-i] = f
 	}
@@ -202,4 +217,87 @@ func sameFiles(a, b map[string][]byte) bool {
 		}
 	}
 	return true
+}
+
+// goldenSkills reads a case's skill folders: input/skills/* inside the
+// package's folder, any other folder of input/ holding a SKILL.md outside it.
+func goldenSkills(t *testing.T, dir string) []SkillFolder {
+	t.Helper()
+	input := filepath.Join(dir, "input")
+	var dirs []string
+	err := filepath.WalkDir(input, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && IsSkillFolder(p) {
+			dirs = append(dirs, p)
+			return filepath.SkipDir
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills, err := ReadSkills(dirs, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range skills {
+		rel, _ := filepath.Rel(dir, dirs[i])
+		skills[i].Path = filepath.ToSlash(rel)
+		if !strings.HasPrefix(skills[i].Embed, "skills/") {
+			skills[i].Embed = ""
+		}
+	}
+	return skills
+}
+
+// skillTree maps the paths of the files under root to their contents
+// (nil when root does not exist).
+func skillTree(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	tree := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() || d.Type()&os.ModeSymlink != 0 || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		tree[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// copySkills copies input/skills into want/skills (links left out: go:embed
+// does not embed them).
+func copySkills(t *testing.T, dir string) {
+	t.Helper()
+	for name, data := range skillTree(t, filepath.Join(dir, "input", "skills")) {
+		p := filepath.Join(dir, "want", "skills", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkSkillCopy checks that want/skills is a copy of input/skills.
+func checkSkillCopy(t *testing.T, dir string) {
+	t.Helper()
+	in, want := skillTree(t, filepath.Join(dir, "input", "skills")), skillTree(t, filepath.Join(dir, "want", "skills"))
+	if _, err := os.Stat(filepath.Join(dir, "want")); os.IsNotExist(err) {
+		return // a case of errors writes no package
+	}
+	if !sameFiles(in, want) {
+		t.Errorf("want/skills is not a copy of input/skills (run with -update)")
+	}
 }

@@ -61,6 +61,8 @@ type model struct {
 	declared map[string]bool
 	// features are the prompts, resources and templates (load_features.go).
 	features []*featureDef
+	// skillOptions are the skill options files (skill_options.go).
+	skillOptions []*skillOptionsDef
 }
 
 // load parses and checks every input, reporting all problems at once.
@@ -190,6 +192,7 @@ func loadDoc(src *source, m *model, rep *reporter) {
 		}
 	case root.Kind != jsontree.Object:
 		rep.errorf(at, shapes, "the file holds a JSON %s", root.Kind)
+	case loadSkillOptions(at, m, rep): // {"skill": ...}
 	case loadFeatureDoc(at, m, rep): // prompts, resources, templates
 	case root.Has("tools") && !root.Has("inputSchema"):
 		tools := root.Get("tools")

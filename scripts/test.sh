@@ -48,6 +48,7 @@ part "soak: abandoned and abusive clients (about 30s)" go test -count=1 -run '^T
 part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
+part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "benchmark smoke run" bash bench/smoke.sh
 [ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh

@@ -16,12 +16,16 @@ func TestExampleSchemasGenerateCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var inputs []generator.InputFile
+	skill := generator.SkillFolder{Path: "notes/skills/note-taking", Embed: "skills/note-taking"}
 	for _, f := range files {
 		if strings.HasPrefix(f.Path, "notes/schemas/") {
 			inputs = append(inputs, generator.InputFile{Path: f.Path, Data: f.Data})
 		}
+		if rel, ok := strings.CutPrefix(f.Path, skill.Path+"/"); ok {
+			skill.Files = append(skill.Files, generator.SkillFile{Path: rel, Data: f.Data, Size: int64(len(f.Data))})
+		}
 	}
-	res, err := generator.Generate(generator.Config{Package: "notes", Inputs: inputs})
+	res, err := generator.Generate(generator.Config{Package: "notes", Inputs: inputs, Skills: []generator.SkillFolder{skill}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +37,7 @@ func TestExampleSchemasGenerateCleanly(t *testing.T) {
 		got = append(got, name)
 	}
 	sort.Strings(got)
-	want := "mcpgen_add_note_tool.go mcpgen_confirm_delete_elicitation.go mcpgen_delete_note_tool.go mcpgen_handler.go mcpgen_list_notes_tool.go mcpgen_note_template.go mcpgen_summarize_note_prompt.go"
+	want := "mcpgen_add_note_tool.go mcpgen_confirm_delete_elicitation.go mcpgen_delete_note_tool.go mcpgen_handler.go mcpgen_list_notes_tool.go mcpgen_note_taking_skill.go mcpgen_note_template.go mcpgen_summarize_note_prompt.go"
 	if strings.Join(got, " ") != want {
 		t.Errorf("generated files:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}

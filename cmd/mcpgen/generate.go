@@ -24,10 +24,13 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 	var check bool
 	cmd := &cobra.Command{
 		Use:   "generate [flags] INPUT...",
-		Short: "Generate a Go package from tool and elicitation JSON files",
-		Long: `generate reads JSON inputs (files, or folders of *.json files) and writes one Go
-package into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool and
-mcpgen_<elicitation>_elicitation.go per elicitation. A file holds a tool, an
+		Short: "Generate a Go package from tool and elicitation JSON files and skill folders",
+		Long: `generate reads JSON inputs (files, or folders of *.json files) and skill folders
+(a folder holding a SKILL.md, or a folder of them) and writes one Go package
+into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool,
+mcpgen_<elicitation>_elicitation.go per elicitation and mcpgen_<skill>_skill.go
+per skill, which embeds the skill's files (so a skill folder must lie inside
+the -o folder). A file holds a tool, an
 array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
 response holding it), or an elicitation ({"name", "description", "mode":
 "form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
@@ -62,11 +65,21 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 			return usageError{err}
 		}
 	}
-	files, err := generator.ReadInputs(inputs)
+	skillDirs, jsonInputs, err := generator.SplitSkillInputs(inputs)
 	if err != nil {
 		return err
 	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files})
+	skills, err := generator.ReadSkills(skillDirs, out)
+	if err != nil {
+		return err
+	}
+	var files []generator.InputFile
+	if len(jsonInputs) > 0 {
+		if files, err = generator.ReadInputs(jsonInputs); err != nil {
+			return err
+		}
+	}
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills})
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}

@@ -38,8 +38,8 @@ func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "init [dir]",
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
 		Long: `init writes a small MCP server into dir (default "."): example tool and
-elicitation schemas in notes/schemas/, the go:generate line that turns them
-into Go, handler stubs that are yours to edit (generate never touches them),
+elicitation schemas in notes/schemas/, an agent skill in notes/skills/, the
+go:generate line that turns them into Go, handler stubs that are yours to edit (generate never touches them),
 a main.go serving Streamable HTTP at /mcp (or stdio with -stdio), and a README.
 
 Inside an existing module it only adds files, and pins the generator in the

@@ -155,7 +155,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 	mustGo(t, dir, "generate", "./...")
 	mustGo(t, dir, "build", "./...")
 	mustGo(t, dir, "vet", "./...")
-	mustGo(t, filepath.Join(dir, "notes"), "tool", "mcpgen", "generate", "--check", "./schemas")
+	mustGo(t, filepath.Join(dir, "notes"), "tool", "mcpgen", "generate", "--check", "./schemas", "./skills")
 
 	before := tree(t, dir)
 	code, stdout, stderr = run(t, "init", dir)
@@ -229,7 +229,7 @@ func TestInitExistingModule(t *testing.T) {
 	mustGo(t, root, "generate", "./...")
 	mustGo(t, root, "build", "./...")
 	mustGo(t, root, "vet", "./...")
-	mustGo(t, filepath.Join(root, "mcp", "notes"), "tool", "mcpgen", "generate", "--check", "./schemas")
+	mustGo(t, filepath.Join(root, "mcp", "notes"), "tool", "mcpgen", "generate", "--check", "./schemas", "./skills")
 }
 
 // testRegenerate changes the schemas the way a user would and checks what
@@ -308,7 +308,7 @@ func (t *Tools) RenameNote(ctx context.Context, call RenameNoteCall, in RenameNo
 		t.Fatal(err)
 	}
 	mustGo(t, dir, "build", "./...")
-	mustGo(t, notes, "tool", "mcpgen", "generate", "--check", "./schemas")
+	mustGo(t, notes, "tool", "mcpgen", "generate", "--check", "./schemas", "./skills")
 }
 
 // startHTTPServer starts the scaffolded server on a free loopback port and
@@ -542,6 +542,9 @@ func testHTTPElicitation(t *testing.T, bin string) {
 		{"resources/read", `{"uri":"notes://groceries"}`, `"text":"milk"`},
 		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"notes://{title}"},"argument":{"name":"title","value":"w"}}`, `"values":["welcome"]`},
 		{"resources/list", `{}`, `"uri":"notes://groceries"`},
+		// The scaffold's skill, from notes/skills with no Go written for it.
+		{"resources/read", `{"uri":"skill://note-taking/SKILL.md"}`, `"mimeType":"text/markdown","text":"---\nname: note-taking\n`},
+		{"skills/list", `{}`, `{"skills":[{"uri":"skill://note-taking/SKILL.md","frontmatter":{"name":"note-taking",`},
 	} {
 		if got := c.call(ctx, 100, q.method, q.params).Result; !bytes.Contains(got, []byte(q.want)) {
 			t.Errorf("%s %s: %s lacks %s", q.method, q.params, got, q.want)

@@ -1,9 +1,11 @@
 // Command conformance serves the fixtures of the official MCP conformance
 // suite (@modelcontextprotocol/conformance): every tool and elicitation form
 // that its server scenarios call, for the 2025-11-25 and the 2026-07-28
-// requirement sets. The tools and forms are JSON files under schemas/; mcpgen
-// turns them into the typed package fixtures/, and handlers.go implements it
-// by hand, as any user of mcpgen would.
+// requirement sets, and two agent skills (fixtures/skills/) for the suite's
+// skills extension scenarios (sep-2640-skills-*). The tools and forms are JSON
+// files under schemas/; mcpgen turns them and the skill folders into the typed
+// package fixtures/, and handlers.go implements it by hand, as any user of
+// mcpgen would.
 //
 //	go run ./examples/conformance -addr 127.0.0.1:3000   # http://127.0.0.1:3000/mcp
 //	go run ./examples/conformance -stdio                  # stdin/stdout
@@ -11,7 +13,7 @@
 // scripts/conformance.sh starts it and runs the suite against it.
 package main
 
-//go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen generate -o fixtures ./schemas/tools ./schemas/elicitations ./schemas/prompts ./schemas/resources
+//go:generate go run github.com/mcpgen/mcpgen/cmd/mcpgen generate -o fixtures ./schemas/tools ./schemas/elicitations ./schemas/prompts ./schemas/resources ./fixtures/skills
 
 import (
 	"context"

@@ -1,0 +1,3 @@
+import sys
+
+print("filling", sys.argv[1])
