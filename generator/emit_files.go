@@ -155,7 +155,7 @@ func (g *gen) emitHandler() *jen.File {
 	)...))
 	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
 		for _, t := range g.tools {
-			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
+			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), t.docLines()))
 			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
 		}
 		g.featureHandlerMethods(ig)

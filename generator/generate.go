@@ -23,6 +23,13 @@ type Config struct {
 	Package string
 	// Inputs are the JSON files; their order does not matter.
 	Inputs []InputFile
+	// Dir is the folder the package is written to ("" is the current one).
+	// Files that resources name (_meta["mcpgen.dev/file"]) are embedded with
+	// go:embed, so they must lie inside it.
+	Dir string
+	// ReadFile reads the files resources name, by the path relative to
+	// their input's Path; nil is os.ReadFile.
+	ReadFile func(name string) ([]byte, error)
 }
 
 // Result is a generated package.
@@ -58,6 +65,8 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	rep := &reporter{}
 	m := load(cfg.Inputs, rep)
+	readResourceFiles(m, cfg.Dir, cfg.ReadFile, rep)
+	checkAppPages(m, rep)
 	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
 	g.build(m)
 	res := &Result{Diagnostics: rep.diags}

@@ -66,7 +66,7 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files})
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Dir: out})
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}
