@@ -115,3 +115,42 @@ func (t *toolIR) docLines() []string {
 	}
 	return lines
 }
+
+// usesApps reports whether the package has MCP Apps pages or tools that
+// name one, and so declares the extension.
+func (g *gen) usesApps() bool {
+	for _, t := range g.tools {
+		if t.def.ui != nil {
+			return true
+		}
+	}
+	for _, ft := range g.features {
+		if ft.isPage() {
+			return true
+		}
+	}
+	return false
+}
+
+// registerApps is the part of Register that declares MCP Apps, or nothing.
+func (g *gen) registerApps() *jen.Statement {
+	if !g.usesApps() {
+		return jen.Null()
+	}
+	return jen.Comment("// Its tools show MCP Apps pages: declare the extension (io.modelcontextprotocol/ui).").Line().
+		If(jen.Err().Op(":=").Qual(appsPkg, "Enable").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+}
+
+// emitPageMethod writes HostRendersPage on the call handle of a tool that
+// names a page.
+func emitPageMethod(f *jen.File, call string, t *toolIR) {
+	if t.def.ui == nil || t.def.ui.resourceURI == "" {
+		return
+	}
+	f.Add(comment(fmt.Sprintf("HostRendersPage reports whether the client renders %s: it declared MCP Apps "+
+		"(io.modelcontextprotocol/ui) for %s. Other hosts show only the result's text, so write it for a "+
+		"reader when this is false.", t.def.ui.resourceURI, appMIMEType)))
+	f.Func().Params(jen.Id("c").Id(call)).Id("HostRendersPage").Params().Bool().Block(
+		jen.Return(jen.Qual(appsPkg, "HostRendersPages").Call(jen.Id("c").Dot("call"))),
+	)
+}

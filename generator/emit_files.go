@@ -87,6 +87,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	))
 	f.Type().Id(call).Struct(jen.Id("toolCall"))
 	emitElicitMethods(f, call, t.elicits)
+	emitPageMethod(f, call, t)
 
 	fn := t.funcName()
 	f.Commentf("// %s wires tool %s to h.", fn, name)
@@ -191,6 +192,7 @@ func (g *gen) emitHandler() *jen.File {
 			),
 		),
 		g.registerFeatures(),
+		g.registerApps(),
 		jen.Return(jen.Nil()),
 	)
 

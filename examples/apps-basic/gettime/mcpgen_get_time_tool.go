@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 
+	apps "github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -26,6 +27,13 @@ type GetTimeOutput struct {
 // does not declare is a compile error.
 type GetTimeCall struct {
 	toolCall
+}
+
+// HostRendersPage reports whether the client renders ui://get-time/mcp-app.html: it declared
+// MCP Apps (io.modelcontextprotocol/ui) for text/html;profile=mcp-app. Other hosts show only
+// the result's text, so write it for a reader when this is false.
+func (c GetTimeCall) HostRendersPage() bool {
+	return apps.HostRendersPages(c.call)
 }
 
 // getTimeTool wires tool get-time to h.

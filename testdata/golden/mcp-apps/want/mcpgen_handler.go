@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	apps "github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -159,6 +160,10 @@ func Register(s *runtime.Server, h Handler) error {
 		if err := s.AddResource(x); err != nil {
 			return err
 		}
+	}
+	// Its tools show MCP Apps pages: declare the extension (io.modelcontextprotocol/ui).
+	if err := apps.Enable(s); err != nil {
+		return err
 	}
 	return nil
 }

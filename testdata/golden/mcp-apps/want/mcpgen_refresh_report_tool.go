@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 
+	apps "github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -21,6 +22,13 @@ type RefreshReportInput struct{}
 // elicitation the tool does not declare is a compile error.
 type RefreshReportCall struct {
 	toolCall
+}
+
+// HostRendersPage reports whether the client renders ui://tasks/report: it declared MCP Apps
+// (io.modelcontextprotocol/ui) for text/html;profile=mcp-app. Other hosts show only the
+// result's text, so write it for a reader when this is false.
+func (c RefreshReportCall) HostRendersPage() bool {
+	return apps.HostRendersPages(c.call)
 }
 
 // refreshReportTool wires tool refresh_report to h.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 
+	apps "github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -23,6 +24,13 @@ type ShowTasksInput struct {
 // tool does not declare is a compile error.
 type ShowTasksCall struct {
 	toolCall
+}
+
+// HostRendersPage reports whether the client renders ui://tasks/board.html: it declared MCP
+// Apps (io.modelcontextprotocol/ui) for text/html;profile=mcp-app. Other hosts show only the
+// result's text, so write it for a reader when this is false.
+func (c ShowTasksCall) HostRendersPage() bool {
+	return apps.HostRendersPages(c.call)
 }
 
 // showTasksTool wires tool show_tasks to h.
