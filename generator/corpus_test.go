@@ -14,6 +14,9 @@ import (
 
 const corpusRoot = "../testdata/corpus"
 
+// resourcesSuffix ends the name of a snapshot's resources/list.
+const resourcesSuffix = ".resources.json"
+
 // corpusServer is one snapshot of testdata/corpus and the package made from it.
 type corpusServer struct {
 	file  string // base name
@@ -43,6 +46,15 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("only %d snapshots in %s (%v)", len(names), corpusRoot, err)
 	}
 	// Generation is pure, so the snapshots are generated side by side.
+	// NAME.resources.json is the resources/list of the server of NAME.json,
+	// kept for the MCP Apps pages its tools name; it joins that snapshot.
+	var snapshots []string
+	for _, name := range names {
+		if !strings.HasSuffix(name, resourcesSuffix) {
+			snapshots = append(snapshots, name)
+		}
+	}
+	names = snapshots
 	servers := make([]*corpusServer, len(names))
 	results := make([]*Result, len(names))
 	errs := make([]error, len(names))
@@ -51,6 +63,11 @@ func TestCorpus(t *testing.T) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
+		}
+		inputs := []InputFile{{Path: filepath.Base(name), Data: data}}
+		companion := strings.TrimSuffix(name, ".json") + resourcesSuffix
+		if res, err := os.ReadFile(companion); err == nil {
+			inputs = append(inputs, InputFile{Path: filepath.Base(companion), Data: res})
 		}
 		s := &corpusServer{file: filepath.Base(name), pkg: corpusPackage(filepath.Base(name))}
 		var snap struct {
@@ -70,7 +87,7 @@ func TestCorpus(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = Generate(Config{Package: s.pkg, Inputs: []InputFile{{Path: s.file, Data: data}}})
+			results[i], errs[i] = Generate(Config{Package: s.pkg, Inputs: inputs})
 		}()
 	}
 	wg.Wait()

@@ -79,7 +79,11 @@ func (g *gen) buildFeatures(m *model) {
 			continue
 		}
 		ir.file = "mcpgen_" + snake(ir.goName) + "_" + snake(ir.suffix()) + ".go"
-		ok := g.ns.claim(ir.callName(), at, hint)
+		handle := ir.callName()
+		if !ir.hasMethod() {
+			handle = ir.fileVar()
+		}
+		ok := g.ns.claim(handle, at, hint)
 		ok = ok && g.ns.claim(ir.definitionName(), at, hint)
 		ok = ok && g.ns.claim(ir.funcName(), at, hint)
 		if ok && ir.hasArgs() {
@@ -88,7 +92,10 @@ func (g *gen) buildFeatures(m *model) {
 		if ok && d.kind == kindResource {
 			ok = g.ns.claim(ir.uriName(), at, hint)
 		}
-		names := []string{ir.method()}
+		var names []string
+		if ir.hasMethod() {
+			names = append(names, ir.method())
+		}
 		if d.list {
 			names = append(names, ir.listMethod())
 		}
@@ -142,10 +149,15 @@ func (g *gen) emitFeature(ft *featureIR) *jen.File {
 		f.Commentf("// %s is the URI of resource %s.", ft.uriName(), d.name)
 		f.Const().Id(ft.uriName()).Op("=").Lit(d.key)
 	}
+	if d.file != nil {
+		emitResourceFile(f, ft)
+	}
 	if ft.hasArgs() {
 		g.emitArgs(f, ft)
 	}
-	g.emitFeatureCall(f, ft)
+	if ft.hasMethod() {
+		g.emitFeatureCall(f, ft)
+	}
 	f.Commentf("// %s wires %s %s to h.", ft.funcName(), d.kind, d.key)
 	f.Func().Id(ft.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, [...]string{"Prompt", "Resource", "ResourceTemplate"}[d.kind]).Block(
 		jen.Return(jen.Qual(runtimePkg, [...]string{"Prompt", "Resource", "ResourceTemplate"}[d.kind]).ValuesFunc(func(vg *jen.Group) {
@@ -165,7 +177,14 @@ func (g *gen) emitFeature(ft *featureIR) *jen.File {
 					}
 				})
 			}
-			vg.Line().Id("Handler").Op(":").Add(adapter(ft))
+			switch {
+			case d.file != nil:
+				vg.Line().Id("Handler").Op(":").Add(fileAdapter(ft))
+			case ft.isPage():
+				vg.Line().Id("Handler").Op(":").Add(pageAdapter(ft))
+			default:
+				vg.Line().Id("Handler").Op(":").Add(adapter(ft))
+			}
 			if d.list {
 				vg.Line().Id("List").Op(":").Id("h").Dot(ft.listMethod())
 			}
@@ -328,6 +347,9 @@ func (ft *featureIR) handlerParams(named bool) ([]jen.Code, []jen.Code) {
 	if ft.def.kind == kindPrompt {
 		res = "PromptResult"
 	}
+	if ft.isPage() {
+		return params, []jen.Code{jen.String(), jen.Error()}
+	}
 	return params, []jen.Code{jen.Op("*").Qual(runtimePkg, res), jen.Error()}
 }
 
@@ -338,6 +360,7 @@ type featureMethod struct {
 	params, result []jen.Code // named
 	anon           []jen.Code // params without names, for UnimplementedHandler
 	what           string     // for the not-implemented error
+	zero           jen.Code   // the first result UnimplementedHandler returns; nil is nil
 }
 
 func (ft *featureIR) methods() []featureMethod {
@@ -352,12 +375,22 @@ func (ft *featureIR) methods() []featureMethod {
 		first = fmt.Sprintf("%s answers resources/read of a URI matching %s (resource template %s); "+
 			"return runtime.ErrResourceNotFound when there is nothing at uri.", ft.method(), d.key, d.name)
 	}
+	if ft.isPage() {
+		first = pageMethodDoc(ft)
+	}
 	doc := []string{first}
 	if lines := docLinesOf(d.description); len(lines) > 0 {
 		doc = append(append(doc, ""), lines...)
 	}
-	out := []featureMethod{{name: ft.method(), doc: doc, params: params, result: results, anon: anon,
-		what: fmt.Sprintf("%s %q", d.kind, d.key)}}
+	var out []featureMethod
+	if ft.hasMethod() {
+		m := featureMethod{name: ft.method(), doc: doc, params: params, result: results, anon: anon,
+			what: fmt.Sprintf("%s %q", d.kind, d.key)}
+		if ft.isPage() {
+			m.zero = jen.Lit("")
+		}
+		out = append(out, m)
+	}
 	if d.list {
 		out = append(out, featureMethod{name: ft.listMethod(),
 			doc:    []string{fmt.Sprintf("%s lists the resources of template %s that exist now, for resources/list.", ft.listMethod(), d.key)},
@@ -400,11 +433,22 @@ func (g *gen) emitFeatureHandler(f *jen.File) {
 	}
 	for _, ft := range g.features {
 		for _, m := range ft.methods() {
+			zero := m.zero
+			if zero == nil {
+				zero = jen.Nil()
+			}
 			f.Commentf("// %s reports that %s is not implemented.", m.name, m.what)
 			f.Func().Params(jen.Id("UnimplementedHandler")).Id(m.name).Params(m.anon...).Params(m.result...).Block(
-				jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit(m.what+" is not implemented"))),
+				jen.Return(zero, jen.Qual("errors", "New").Call(jen.Lit(m.what+" is not implemented"))),
 			)
 		}
+	}
+	handles := false
+	for _, ft := range g.features {
+		handles = handles || ft.hasMethod()
+	}
+	if !handles {
+		return
 	}
 	f.Add(comment(
 		"featureCall is what the call handle of a prompt or resource offers besides its",

@@ -87,6 +87,7 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	))
 	f.Type().Id(call).Struct(jen.Id("toolCall"))
 	emitElicitMethods(f, call, t.elicits)
+	emitPageMethod(f, call, t)
 
 	fn := t.funcName()
 	f.Commentf("// %s wires tool %s to h.", fn, name)
@@ -155,7 +156,7 @@ func (g *gen) emitHandler() *jen.File {
 	)...))
 	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
 		for _, t := range g.tools {
-			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), docLinesOf(t.def.description)))
+			ig.Add(docWith(fmt.Sprintf("%s handles tool %s.", t.goName, t.def.name), t.docLines()))
 			ig.Id(t.goName).Params(ctx(), jen.Id("call").Id(t.goName+"Call"), jen.Id("in").Add(typeExpr(t.input))).Params(t.results()...)
 		}
 		g.featureHandlerMethods(ig)
@@ -194,6 +195,7 @@ func (g *gen) emitHandler() *jen.File {
 		),
 		g.registerFeatures(),
 		g.registerSkills(),
+		g.registerApps(),
 		jen.Return(jen.Nil()),
 	)
 

@@ -25,6 +25,13 @@ type Config struct {
 	Inputs []InputFile
 	// Skills are the skill folders (ReadSkills); their order does not matter.
 	Skills []SkillFolder
+	// Dir is the folder the package is written to ("" is the current one).
+	// Files that resources name (_meta["mcpgen.dev/file"]) are embedded with
+	// go:embed, so they must lie inside it.
+	Dir string
+	// ReadFile reads the files resources name, by the path relative to
+	// their input's Path; nil is os.ReadFile.
+	ReadFile func(name string) ([]byte, error)
 }
 
 // Result is a generated package.
@@ -60,6 +67,8 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	rep := &reporter{}
 	m := load(cfg.Inputs, rep)
+	readResourceFiles(m, cfg.Dir, cfg.ReadFile, rep)
+	checkAppPages(m, rep)
 	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
 	g.build(m)
 	g.buildSkills(loadSkills(cfg.Skills, m, rep))

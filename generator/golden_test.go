@@ -23,12 +23,15 @@ const goldenRoot = "../testdata/golden"
 // folders are input/skills/*: the generated package embeds them from its
 // own folder, so want/skills holds a copy of them, as a package folder
 // would; a skill folder anywhere else under input/ (input/outside/*) lies
-// outside the package's folder.
+// outside the package's folder. Other files of input/ are files the
+// resources name (_meta["mcpgen.dev/file"]); want/ holds a copy at input/,
+// where the package's go:embed lines find them.
 type goldenCase struct {
 	name   string
 	dir    string
 	inputs []InputFile
 	skills []SkillFolder
+	files  map[string][]byte // input/NAME -> contents
 }
 
 func goldenCases(t *testing.T) []goldenCase {
@@ -43,21 +46,28 @@ func goldenCases(t *testing.T) []goldenCase {
 			continue
 		}
 		dir := filepath.Join(goldenRoot, e.Name())
-		names, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
+		names, err := filepath.Glob(filepath.Join(dir, "input", "*"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sort.Strings(names)
-		c := goldenCase{name: e.Name(), dir: dir, skills: goldenSkills(t, dir)}
-		if len(names) == 0 && len(c.skills) == 0 {
-			t.Fatalf("%s: no input/*.json and no skill folder", dir)
-		}
+		c := goldenCase{name: e.Name(), dir: dir, skills: goldenSkills(t, dir), files: map[string][]byte{}}
 		for _, n := range names {
+			if fi, err := os.Stat(n); err == nil && fi.IsDir() {
+				continue // skill folders: goldenSkills
+			}
 			data, err := os.ReadFile(n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.inputs = append(c.inputs, InputFile{Path: "input/" + filepath.Base(n), Data: data})
+			if strings.HasSuffix(n, ".json") {
+				c.inputs = append(c.inputs, InputFile{Path: "input/" + filepath.Base(n), Data: data})
+			} else {
+				c.files["input/"+filepath.Base(n)] = data
+			}
+		}
+		if len(c.inputs) == 0 && len(c.skills) == 0 {
+			t.Fatalf("%s: no input/*.json and no skill folder", dir)
 		}
 		cases = append(cases, c)
 	}
@@ -72,7 +82,12 @@ func goldenPackage(name string) string { return strings.ReplaceAll(name, "-", ""
 // generateCase runs the pipeline and returns the files and the stderr text.
 func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []SkillFolder) (map[string][]byte, string) {
 	t.Helper()
-	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, Skills: skills})
+	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, Skills: skills, ReadFile: func(name string) ([]byte, error) {
+		if data, ok := c.files[filepath.ToSlash(name)]; ok {
+			return data, nil
+		}
+		return nil, os.ErrNotExist
+	}})
 	if res == nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -82,7 +97,17 @@ func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []Skill
 	if err != nil && res.Files != nil {
 		t.Fatal("Generate returned files along with errors")
 	}
-	return res.Files, res.Diagnostics.String()
+	if res.Files == nil {
+		return nil, res.Diagnostics.String()
+	}
+	tree := map[string][]byte{}
+	for name, data := range res.Files {
+		tree[name] = data
+	}
+	for name, data := range c.files {
+		tree[name] = data
+	}
+	return tree, res.Diagnostics.String()
 }
 
 func TestGolden(t *testing.T) {
@@ -103,7 +128,7 @@ func TestGolden(t *testing.T) {
 			if *update {
 				os.RemoveAll(wantDir)
 				for name, data := range files {
-					os.MkdirAll(wantDir, 0o755)
+					os.MkdirAll(filepath.Dir(filepath.Join(wantDir, name)), 0o755)
 					if err := os.WriteFile(filepath.Join(wantDir, name), data, 0o644); err != nil {
 						t.Fatal(err)
 					}
@@ -120,17 +145,21 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			want := map[string][]byte{}
-			entries, _ := os.ReadDir(wantDir)
-			for _, e := range entries {
-				if e.IsDir() {
-					continue // the copy of the skill folders, compared below
+			filepath.WalkDir(wantDir, func(p string, e os.DirEntry, err error) error {
+				if err == nil && e.IsDir() && p == filepath.Join(wantDir, "skills") {
+					return filepath.SkipDir // the copy of the skill folders, compared below
 				}
-				data, err := os.ReadFile(filepath.Join(wantDir, e.Name()))
+				if err != nil || e.IsDir() {
+					return nil
+				}
+				data, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want[e.Name()] = data
-			}
+				rel, _ := filepath.Rel(wantDir, p)
+				want[filepath.ToSlash(rel)] = data
+				return nil
+			})
 			if len(want) == 0 && len(files) > 0 {
 				t.Fatalf("missing golden %s (run go test ./generator -run Golden -update)", wantDir)
 			}

@@ -38,6 +38,8 @@ type toolDef struct {
 
 	// scopes are the OAuth scopes a caller needs (scopes.go).
 	scopes []string
+	// ui is its MCP Apps _meta.ui, or nil (load_apps.go).
+	ui *toolUI
 }
 
 // elicitDef is one elicitation file.
@@ -63,6 +65,9 @@ type model struct {
 	features []*featureDef
 	// skillOptions are the skill options files (skill_options.go).
 	skillOptions []*skillOptionsDef
+	// pages are the URIs of every ui:// resource, including those with
+	// errors of their own (load_apps.go).
+	pages map[string]bool
 }
 
 // load parses and checks every input, reporting all problems at once.
@@ -309,6 +314,8 @@ func loadTool(at place, m *model, rep *reporter) {
 					continue
 				}
 				t.singleUse = v.Bool
+			case "ui", flatResourceURI:
+				// MCP Apps keys, read together below.
 			default:
 				if strings.HasPrefix(mem.Key, metaPrefix) {
 					rep.errorf(place{at.src, v}, "mcpgen knows "+metaElicitations+", "+metaGoName+", "+metaScopes+" and "+metaSingleUse, "unknown mcpgen key %q", mem.Key)
@@ -316,9 +323,12 @@ func loadTool(at place, m *model, rep *reporter) {
 				}
 			}
 		}
+		if meta.Kind == jsontree.Object {
+			ok = loadToolUI(at, meta, t, rep) && ok
+		}
 	}
 	if ok {
-		t.definition = stripMeta(at.src.doc, at.node)
+		t.definition = withResourceURIKeys(stripMeta(at.src.doc, at.node), t.ui)
 		m.tools = append(m.tools, t)
 	}
 }

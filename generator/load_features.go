@@ -61,6 +61,11 @@ type featureDef struct {
 	scopes      []string     // OAuth scopes the caller's token must grant
 	args        []featureArg // prompt arguments or template variables
 	definition  []byte
+	// file serves a resource's contents from a file (resource_file.go).
+	file *resourceFile
+	// ui is a ui:// page's _meta.ui, compact, which resources/read sends
+	// with the page (load_apps.go).
+	ui []byte
 }
 
 // featureArg is a prompt argument or a template variable.
@@ -170,6 +175,9 @@ func loadFeature(kind featureKind, at place, m *model, rep *reporter) {
 	case kindResource:
 		uri, has := str(at, "uri", true, "", rep)
 		f.key, f.keyAt = uri, at.node.Get("uri")
+		if isAppURI(uri) {
+			m.declarePage(uri)
+		}
 		if has && uri == "" {
 			rep.errorf(place{at.src, f.keyAt}, "write the resource's URI, such as \"file:///readme.md\"", "the uri is empty")
 			ok = false
@@ -294,6 +302,9 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 	if f.kind == kindTemplate {
 		known += ", " + metaList
 	}
+	if f.kind == kindResource {
+		known += ", " + metaFile
+	}
 	for _, mem := range meta.Members {
 		v := mem.Value
 		vp := place{at.src, v}
@@ -318,6 +329,10 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 				continue
 			}
 			f.list = v.Bool
+		case mem.Key == metaFile && f.kind == kindResource:
+			ok = loadFileRef(vp, f, rep) && ok
+		case mem.Key == "ui" && f.kind == kindResource && isAppURI(f.key):
+			ok = loadResourceUI(vp, f, rep) && ok
 		case mem.Key == metaCache && f.kind != kindPrompt:
 			c, good := loadCache(vp, rep)
 			f.cache, ok = c, good && ok

@@ -50,6 +50,7 @@ part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
 part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
+part "MCP Apps in headless Chromium, and the basic-vanillajs port" bash apptest/run.sh
 part "benchmark smoke run" bash bench/smoke.sh
 [ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh
 

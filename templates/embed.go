@@ -33,11 +33,19 @@ type Data struct {
 	// and metrics (module github.com/mcpgen/mcpgen/otel), exported over
 	// OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 	OTel bool
+	// App gives the notes an MCP Apps page: show_notes shows them in the
+	// notes view (mcpgen init --app).
+	App bool
 }
 
 // optional are the files only some scaffolds get.
 var optional = map[string]func(Data) bool{
-	"project/telemetry.go.tmpl": func(d Data) bool { return d.OTel },
+	"project/telemetry.go.tmpl":             func(d Data) bool { return d.OTel },
+	"project/notes/app.go.tmpl":             func(d Data) bool { return d.App },
+	"project/notes/schemas/show_notes.json": func(d Data) bool { return d.App },
+	"project/notes/schemas/open_note.json":  func(d Data) bool { return d.App },
+	"project/notes/schemas/notes_view.json": func(d Data) bool { return d.App },
+	"project/notes/schemas/notes_view.html": func(d Data) bool { return d.App },
 }
 
 // File is one file of the scaffold.

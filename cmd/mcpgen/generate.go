@@ -79,7 +79,7 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 			return err
 		}
 	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills})
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills, Dir: out})
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}

@@ -33,7 +33,7 @@ const (
 
 func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var module, authIssuer string
-	var withOTel bool
+	var withOTel, withApp bool
 	cmd := &cobra.Command{
 		Use:   "init [dir]",
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
@@ -58,7 +58,13 @@ project builds offline.
 With --otel the server also gets telemetry.go and a -otel flag: OpenTelemetry
 traces and metrics, exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT
 is set. The project then requires github.com/mcpgen/mcpgen/otel and the
-OpenTelemetry SDK and OTLP/HTTP exporters.`,
+OpenTelemetry SDK and OTLP/HTTP exporters.
+
+With --app the notes get an interface: show_notes names an MCP Apps page
+(notes/schemas/notes_view.html, embedded in the server) that hosts with MCP
+Apps render, and the page opens a note through open_note, a tool only the
+page calls. The page speaks the MCP Apps protocol itself and loads nothing
+from the network; the README shows how to open it in a host.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
@@ -68,7 +74,7 @@ OpenTelemetry SDK and OTLP/HTTP exporters.`,
 			if err := checkIssuer(authIssuer); err != nil {
 				return usageError{err}
 			}
-			if err := scaffold(cmd.Context(), dir, module, scaffoldOptions{authIssuer: authIssuer, otel: withOTel}, stdout, stderr); err != nil {
+			if err := scaffold(cmd.Context(), dir, module, scaffoldOptions{authIssuer: authIssuer, otel: withOTel, app: withApp}, stdout, stderr); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
@@ -77,6 +83,7 @@ OpenTelemetry SDK and OTLP/HTTP exporters.`,
 	}
 	cmd.Flags().StringVar(&authIssuer, "auth", "", "issuer `URL` of an OAuth 2.1 authorization server: the HTTP server then requires its access tokens")
 	cmd.Flags().BoolVar(&withOTel, "otel", false, "add OpenTelemetry traces and metrics behind the server's -otel flag (requires the mcpgen otel module)")
+	cmd.Flags().BoolVar(&withApp, "app", false, "give the notes an interface: an MCP Apps page that hosts render (show_notes, open_note)")
 	cmd.Flags().StringVar(&module, "module", "", "module path for the new go.mod (default: the folder's name); only when dir is outside any module")
 	return cmd
 }
@@ -85,6 +92,7 @@ OpenTelemetry SDK and OTLP/HTTP exporters.`,
 type scaffoldOptions struct {
 	authIssuer string // --auth: an OAuth 2.1 resource server for this issuer (init_auth.go)
 	otel       bool   // --otel: OpenTelemetry behind the server's -otel flag
+	app        bool   // --app: an MCP Apps page for the notes
 }
 
 // scaffold writes the template project into dir and pins the generator in
@@ -128,7 +136,7 @@ func scaffold(ctx context.Context, dir, module string, opt scaffoldOptions, stdo
 		}
 	}
 
-	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, AuthIssuer: opt.authIssuer, OTel: opt.otel})
+	files, err := templates.Project(templates.Data{Name: serverName(importPath), ImportPath: importPath, AuthIssuer: opt.authIssuer, OTel: opt.otel, App: opt.app})
 	if err != nil {
 		return err
 	}

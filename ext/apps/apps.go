@@ -1,0 +1,34 @@
+package apps
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/mcpgen/mcpgen/runtime"
+)
+
+// Enable declares MCP Apps on s: "io.modelcontextprotocol/ui": {} in
+// capabilities.extensions, in the initialize result of every session and in
+// server/discover. The core schema has capabilities.extensions from
+// 2026-07-28 on; the extensions framework and MCP Apps declare it in
+// initialize of the earlier versions too, where today's hosts look for it.
+// The generated Register calls it for a package with pages; it is an error
+// to enable the extension twice on one server.
+func Enable(s *runtime.Server) error {
+	return s.AddExtension(runtime.Extension{ID: ExtensionID})
+}
+
+// HostRendersPages reports whether the call's client declared MCP Apps with
+// text/html;profile=mcp-app among its mimeTypes: a host that renders a
+// tool's page. Other hosts show the result's text instead, which a handler
+// may then write for a reader.
+func HostRendersPages(call *runtime.Call) bool {
+	raw, ok := call.ClientExtension(ExtensionID)
+	if !ok {
+		return false
+	}
+	var settings struct {
+		MIMETypes []string `json:"mimeTypes"`
+	}
+	return json.Unmarshal(raw, &settings) == nil && slices.Contains(settings.MIMETypes, MIMEType)
+}

@@ -1,0 +1,142 @@
+package generator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
+)
+
+// A resource whose contents are a file next to its JSON:
+// _meta["mcpgen.dev/file"]: "notes_view.html". The generated package
+// embeds the file with go:embed, so the server serves the bytes it was built
+// with, and no Handler method is needed. The generated code names the file's
+// SHA-256, so generate --check fails when the file changed since it was
+// generated (and checked: a ui:// page must be an HTML5 document).
+const metaFile = metaPrefix + "file"
+
+// resourceFile is a resource's file.
+type resourceFile struct {
+	ref   *jsontree.Node // the _meta value, for diagnostics
+	path  string         // as the inputs name it: the JSON file's folder joined with the value
+	embed string         // relative to the output folder, for //go:embed
+	text  bool           // valid UTF-8: served as text, else as a base64 blob
+	sum   string         // hex SHA-256 of the contents
+}
+
+// embedElemRE is one element of a path go:embed accepts written bare (no
+// pattern characters, no quoting, no leading dot).
+var embedElemRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+
+// loadFileRef reads the _meta value naming a resource's file.
+func loadFileRef(at place, f *featureDef, rep *reporter) bool {
+	v := at.node
+	const hint = `name a file next to the JSON, such as "notes_view.html"`
+	if v.Kind != jsontree.String || v.Str == "" {
+		rep.errorf(at, hint, "%q must be a file name", metaFile)
+		return false
+	}
+	if strings.HasPrefix(v.Str, "/") || strings.Contains(v.Str, `\`) {
+		rep.errorf(at, hint, "%q is a path relative to the JSON file, written with /", metaFile)
+		return false
+	}
+	f.file = &resourceFile{ref: v, path: path.Join(path.Dir(at.src.path), v.Str)}
+	return true
+}
+
+// readResourceFiles reads every resource file, checks it and works out its
+// go:embed path from dir, the folder of the generated package.
+func readResourceFiles(m *model, dir string, readFile func(string) ([]byte, error), rep *reporter) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	for _, f := range m.features {
+		rf := f.file
+		if rf == nil {
+			continue
+		}
+		at := place{f.at.src, rf.ref}
+		if len(f.elicitRefs) > 0 {
+			rep.errorf(at, "serve it from a Handler method instead, or drop the elicitations",
+				"a resource served from a file asks no questions, but this one lists elicitations")
+		}
+		embed, err := embedPath(dir, rf.path)
+		if err != nil {
+			rep.errorf(at, "keep the file inside the folder of the generated package, or generate into a folder above it", "%v", err)
+			continue
+		}
+		for _, el := range strings.Split(embed, "/") {
+			if !embedElemRE.MatchString(el) {
+				rep.errorf(at, "use letters, digits, _ - and . in file and folder names, not first", "go:embed cannot name %s as written", embed)
+				embed = ""
+				break
+			}
+		}
+		if embed == "" {
+			continue
+		}
+		data, err := readFile(filepath.FromSlash(rf.path))
+		if err != nil {
+			what := err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				what = "it does not exist"
+			}
+			rep.errorf(at, "create it, or fix the name", "%s %q names %s, and %s", f.kind, f.key, rf.path, what)
+			continue
+		}
+		if isAppURI(f.key) {
+			if why := notHTMLPage(data); why != "" {
+				rep.errorf(at, "start the page with <!DOCTYPE html>; data reaches it through tool results, not the file",
+					"%s, the page of %s, %s", rf.path, f.key, why)
+				continue
+			}
+		}
+		sum := sha256.Sum256(data)
+		rf.embed, rf.text, rf.sum = embed, utf8.Valid(data), hex.EncodeToString(sum[:])
+	}
+}
+
+// embedPath is file relative to dir, or an error when go:embed cannot reach
+// it from there.
+func embedPath(dir, file string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absFile, err := filepath.Abs(filepath.FromSlash(file))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absFile)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s lies outside the package folder %s, where go:embed cannot reach", file, filepath.ToSlash(dir))
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// doctypeRE is the start of an HTML5 document: a doctype, after optional
+// white space and comments.
+var doctypeRE = regexp.MustCompile(`(?is)^\x{FEFF}?\s*(?:<!--.*?-->\s*)*<!doctype\s+html\s*>`)
+
+// notHTMLPage says why data is not an HTML5 document, or "".
+func notHTMLPage(data []byte) string {
+	switch {
+	case !utf8.Valid(data):
+		return "is not UTF-8 text"
+	case !doctypeRE.Match(data):
+		return "is not an HTML5 document (no <!DOCTYPE html> at the start)"
+	}
+	return ""
+}
