@@ -149,9 +149,14 @@ type extension struct {
 	legacyMember func(version string) (key string, value json.RawMessage, ok bool)
 }
 
+// ErrExtensionAdded: AddExtension was given an extension the server
+// already has. Code that several packages may run (each generated package
+// enabling an extension its pages use) can take it as success.
+var ErrExtensionAdded = errors.New("mcpgen: the extension is already added")
+
 // AddExtension declares an extension and adds its methods. It is an error
-// to add an extension twice, a method the server already has, or a method
-// without Authorize or Serve.
+// to add an extension twice (ErrExtensionAdded), a method the server
+// already has, or a method without Authorize or Serve.
 func (s *Server) AddExtension(e Extension) error {
 	x, err := e.compile()
 	if err != nil {
@@ -282,7 +287,7 @@ func (s *Server) addExtension(x *extension) error {
 	defer s.mu.Unlock()
 	for _, have := range s.extensions {
 		if have.id == x.id {
-			return fmt.Errorf("extension %q is already added", x.id)
+			return fmt.Errorf("extension %q: %w", x.id, ErrExtensionAdded)
 		}
 	}
 	old := *s.methods.Load()

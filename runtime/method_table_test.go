@@ -69,7 +69,7 @@ func TestAddExtensionRefusesWhatIsUndecided(t *testing.T) {
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Serve: serve}}}, `method "a/b" has no Authorize rule`},
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Authorize: NoScopes}}}, `method "a/b" has no Serve function`},
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "tools/call", Authorize: NoScopes, Serve: serve}}}, `method "tools/call" is already served`},
-		{Extension{ID: extTasks}, "is already added"},
+		{Extension{ID: extTasks}, "the extension is already added"},
 		{Extension{ID: "x.example/a", Versions: []string{Version20260728}, Methods: []Method{{Name: "a/b", Versions: []string{Version20251125}, Authorize: NoScopes, Serve: serve}}},
 			`names protocol version "2025-11-25", which the extension does not`},
 	} {

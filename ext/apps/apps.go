@@ -2,6 +2,7 @@ package apps
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/mcpgen/mcpgen/runtime"
@@ -12,10 +13,14 @@ import (
 // server/discover. The core schema has capabilities.extensions from
 // 2026-07-28 on; the extensions framework and MCP Apps declare it in
 // initialize of the earlier versions too, where today's hosts look for it.
-// The generated Register calls it for a package with pages; it is an error
-// to enable the extension twice on one server.
+// The generated Register calls it for a package with pages; enabling it
+// again (a second package with pages) does nothing.
 func Enable(s *runtime.Server) error {
-	return s.AddExtension(runtime.Extension{ID: ExtensionID})
+	err := s.AddExtension(runtime.Extension{ID: ExtensionID})
+	if errors.Is(err, runtime.ErrExtensionAdded) {
+		return nil // another package's pages enabled it first
+	}
+	return err
 }
 
 // HostRendersPages reports whether the call's client declared MCP Apps with

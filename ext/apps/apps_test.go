@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -343,10 +344,18 @@ func toolText(t *testing.T, res json.RawMessage) string {
 	return r.Content[0].Text
 }
 
-// TestEnableTwice: the extension is declared once per server.
+// TestEnableTwice: two generated packages with pages on one server each
+// enable MCP Apps; the second finds it enabled.
 func TestEnableTwice(t *testing.T) {
-	s := newServer(t)
-	if err := apps.Enable(s); err == nil {
-		t.Fatal("a second Enable was accepted")
+	s := runtime.NewServer(runtime.Options{})
+	defer s.Close()
+	if err := apps.Enable(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := apps.Enable(s); err != nil {
+		t.Errorf("enabling MCP Apps again: %v", err)
+	}
+	if err := s.AddExtension(runtime.Extension{ID: apps.ExtensionID}); !errors.Is(err, runtime.ErrExtensionAdded) {
+		t.Errorf("adding the extension itself again: %v", err)
 	}
 }
