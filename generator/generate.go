@@ -23,11 +23,16 @@ type Config struct {
 	Package string
 	// Inputs are the JSON files; their order does not matter.
 	Inputs []InputFile
+	// ImportPath is the import path of the generated package. When set, the
+	// result also holds the typed test client, in the sibling package
+	// Package+"test" (TestClientFile).
+	ImportPath string
 }
 
 // Result is a generated package.
 type Result struct {
-	// Files maps file names (no folders) to contents.
+	// Files maps file names to contents: the package's files, and with
+	// Config.ImportPath the test client in a folder of its own (TestClientFile).
 	Files map[string][]byte
 	// Diagnostics are the warnings (and, when Generate fails, the errors),
 	// sorted by file, line and column.
@@ -58,8 +63,9 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	rep := &reporter{}
 	m := load(cfg.Inputs, rep)
-	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
+	g := &gen{pkg: cfg.Package, importPath: cfg.ImportPath, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
 	g.build(m)
+	g.checkTestClient()
 	res := &Result{Diagnostics: rep.diags}
 	res.Diagnostics.sort()
 	if res.Diagnostics.HasErrors() {
@@ -83,6 +89,9 @@ type gen struct {
 	order   []*elicitIR
 	// features are the prompts, resources and templates (emit_features.go).
 	features []*featureIR
+	// importPath is the generated package's; "" writes no test client
+	// (emit_testclient.go).
+	importPath string
 }
 
 // toolIR is a tool ready to emit.
@@ -225,6 +234,9 @@ func (g *gen) emit() (map[string][]byte, error) {
 		jobs = append(jobs, job(f))
 	}
 	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})
+	if g.importPath != "" {
+		jobs = append(jobs, job{TestClientFile(g.pkg), g.emitTestClient})
+	}
 
 	results := make([][]byte, len(jobs))
 	errs := make([]error, len(jobs))

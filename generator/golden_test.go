@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,10 +62,16 @@ func goldenCases(t *testing.T) []goldenCase {
 
 func goldenPackage(name string) string { return strings.ReplaceAll(name, "-", "") }
 
+// goldenImportPath is the import path of a case's expected package, which
+// its typed test client imports.
+func goldenImportPath(name string) string {
+	return "github.com/mcpgen/mcpgen/testdata/golden/" + name + "/want"
+}
+
 // generateCase runs the pipeline and returns the files and the stderr text.
 func generateCase(t *testing.T, c goldenCase, inputs []InputFile) (map[string][]byte, string) {
 	t.Helper()
-	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs})
+	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, ImportPath: goldenImportPath(c.name)})
 	if res == nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -95,7 +102,7 @@ func TestGolden(t *testing.T) {
 			if *update {
 				os.RemoveAll(wantDir)
 				for name, data := range files {
-					os.MkdirAll(wantDir, 0o755)
+					os.MkdirAll(filepath.Dir(filepath.Join(wantDir, name)), 0o755)
 					if err := os.WriteFile(filepath.Join(wantDir, name), data, 0o644); err != nil {
 						t.Fatal(err)
 					}
@@ -109,14 +116,18 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			want := map[string][]byte{}
-			entries, _ := os.ReadDir(wantDir)
-			for _, e := range entries {
-				data, err := os.ReadFile(filepath.Join(wantDir, e.Name()))
+			_ = filepath.WalkDir(wantDir, func(p string, e fs.DirEntry, err error) error {
+				if err != nil || e.IsDir() {
+					return nil
+				}
+				data, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want[e.Name()] = data
-			}
+				rel, _ := filepath.Rel(wantDir, p)
+				want[filepath.ToSlash(rel)] = data
+				return nil
+			})
 			if len(want) == 0 && len(files) > 0 {
 				t.Fatalf("missing golden %s (run go test ./generator -run Golden -update)", wantDir)
 			}
@@ -149,7 +160,7 @@ func TestGoldenCompiles(t *testing.T) {
 	var pkgs []string
 	for _, c := range goldenCases(t) {
 		if _, err := os.Stat(filepath.Join(c.dir, "want", "mcpgen_handler.go")); err == nil {
-			pkgs = append(pkgs, "./testdata/golden/"+c.name+"/want")
+			pkgs = append(pkgs, "./testdata/golden/"+c.name+"/want/...")
 		}
 	}
 	if len(pkgs) < 15 {

@@ -95,13 +95,13 @@ func (r *ToolResult) DecodeValueOutput(dst any) error {
 	}
 	raw := r.StructuredContent
 	if !r.era.stateless() {
-		var wrapped struct {
-			Result *json.RawMessage `json:"result"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil || wrapped.Result == nil {
+		var wrapped map[string]json.RawMessage
+		err := json.Unmarshal(raw, &wrapped)
+		value, ok := wrapped["result"]
+		if err != nil || !ok || len(wrapped) != 1 {
 			return fmt.Errorf("tool %s: in protocol %s structuredContent should be {\"result\": value}, got %.200s", r.tool, r.era, raw)
 		}
-		raw = *wrapped.Result
+		raw = value
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
 		return fmt.Errorf("tool %s: decoding structuredContent: %w", r.tool, err)
