@@ -27,7 +27,9 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Generate a Go package from tool and elicitation JSON files",
 		Long: `generate reads JSON inputs (files, or folders of *.json files) and writes one Go
 package into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool and
-mcpgen_<elicitation>_elicitation.go per elicitation. A file holds a tool, an
+mcpgen_<elicitation>_elicitation.go per elicitation. Inside a Go module it also
+writes the package's typed test client, <package>test/mcpgen_client.go (see
+package github.com/mcpgen/mcpgen/mcptest). A file holds a tool, an
 array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
 response holding it), or an elicitation ({"name", "description", "mode":
 "form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
@@ -66,7 +68,7 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files})
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, ImportPath: importPathOf(out)})
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}
@@ -220,7 +222,10 @@ func write(dir string, files map[string][]byte, stale []string) error {
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
 			continue
 		}
-		tmp, err := os.CreateTemp(dir, ".mcpgen-*.tmp")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { // the test client's package
+			return err
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".mcpgen-*.tmp")
 		if err != nil {
 			return err
 		}
