@@ -18,6 +18,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
 		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,
+		"notes/tools_test.go": true,
 	}
 	for _, f := range files {
 		if !want[f.Path] {
