@@ -394,7 +394,10 @@ func (c *Client) Close() error {
 	return c.tr.close(ctx)
 }
 
+// cleanup closes the client when its test ends and reports what went
+// wrong. Its messages point at the test's call of Connect or Run.
 func (c *Client) cleanup() {
+	c.tb.Helper()
 	if err := c.Close(); err != nil {
 		c.tb.Errorf("mcptest: closing the %s client: %v", c.era, err)
 	}

@@ -74,6 +74,7 @@ func TestElicitationAnswers(t *testing.T) {
 			})
 		}, "paid bob", 1},
 		{"answered by the catch-all", func(c *mcptest.Client) { c.Decline("") }, "declined", 0},
+		{"forms declared twice", func(c *mcptest.Client) { declare(c); c.Cancel("confirm") }, "cancelled", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run(t, func(t *testing.T, c *mcptest.Client, l *ledger) {

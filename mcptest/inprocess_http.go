@@ -49,6 +49,7 @@ func (t *inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error
 	t.running.Add(1)
 	go func() {
 		defer t.running.Done()
+		defer body.Close()
 		defer cancel() // net/http ends a request's context when its handler returns
 		defer func() {
 			if p := recover(); p != nil {

@@ -109,11 +109,15 @@ type script struct {
 }
 
 // DeclareForms tells the client the forms the server may ask for, so that
-// a session's questions are named (Question.Form) and answered by name.
+// a session's questions are named (Question.Form) and answered by name. A
+// form declared again under the same name replaces the earlier one.
 func (c *Client) DeclareForms(forms ...Form) {
 	c.script.mu.Lock()
 	defer c.script.mu.Unlock()
-	c.script.forms = append(c.script.forms, forms...)
+	for _, f := range forms {
+		c.script.forms = slices.DeleteFunc(c.script.forms, func(old Form) bool { return old.Name == f.Name })
+		c.script.forms = append(c.script.forms, f)
+	}
 }
 
 // OnElicit answers the elicitations of form (a form's name, or a key such

@@ -22,6 +22,7 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 	cfg := newConfig(opts)
 	for _, era := range cfg.eras {
 		t.Run(string(era), func(t *testing.T) {
+			t.Helper()
 			srv := newServer(t)
 			t.Cleanup(func() { _ = srv.Close() }) // after the client's cleanup: cleanups run last first
 			var target Target = HTTP(srv)
