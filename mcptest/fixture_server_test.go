@@ -53,7 +53,7 @@ const noArgs = `{"type":"object"}`
 
 // newFixtureServer serves tools that exercise every kind of question and
 // notification, and the ledger they act on.
-func newFixtureServer(t *testing.T, l *ledger) *runtime.Server {
+func newFixtureServer(t testing.TB, l *ledger) *runtime.Server {
 	t.Helper()
 	s := runtime.NewServer(runtime.Options{Name: "fixture", Version: "1"})
 	text := func(call *runtime.Call, s string) (*runtime.ToolResult, error) {
