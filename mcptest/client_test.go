@@ -288,7 +288,7 @@ func TestPromptsResourcesAndCompletion(t *testing.T) {
 			t.Errorf("the template matched %v from %s, want %v", vars, uri, want)
 		}
 		tools, err := c.ListTools(ctx)
-		if err != nil || len(tools) != 7 || tools[0].Name != "pay" {
+		if err != nil || len(tools) != 8 || tools[0].Name != "pay" {
 			t.Errorf("tools/list: %v %+v", err, tools)
 		}
 		prompts, err := c.ListPrompts(ctx)
@@ -328,4 +328,37 @@ func TestOlderSessions(t *testing.T) {
 			t.Errorf("chatty: %q", got)
 		}
 	}, mcptest.Eras("2025-06-18", "2025-03-26"))
+}
+
+// A handler that requires a URL elicitation ends the call until the user
+// completed it (-32042 in a session, input_required in 2026-07-28); the
+// client asks the script, and once accepted retries the call, whose handler
+// then runs again. Declined, the error stands.
+func TestRequiredURLElicitation(t *testing.T) {
+	run(t, func(t *testing.T, c *mcptest.Client, l *ledger) {
+		c.Decline("login")
+		_, err := c.CallTool(t.Context(), "require_login", nil)
+		if c.Era() == mcptest.Modern {
+			// The handler cannot see the decline: it requires the URL again
+			// on every retry, until the client's bound on rounds.
+			if err == nil || !strings.Contains(err.Error(), "tools/call require_login still asks after 10 rounds") {
+				t.Errorf("require_login declined: %v", err)
+			}
+		} else {
+			var rpc *runtime.Error
+			if !errors.As(err, &rpc) || rpc.Code != runtime.CodeURLElicitationRequired {
+				t.Errorf("require_login declined: %v, want -32042", err)
+			}
+		}
+		c.OnElicit("login", func(_ context.Context, q *mcptest.Question) (mcptest.ElicitResult, error) {
+			if !strings.HasPrefix(q.URL, "https://example.com/login?id=") || q.Mode != "url" {
+				t.Errorf("the question: %+v", q)
+			}
+			l.record(func() { l.signedIn = true }) // the user signs in at the URL
+			return mcptest.ElicitResult{Action: "accept"}, nil
+		})
+		if got := callText(t, c, "require_login", nil); got != "welcome back" {
+			t.Errorf("require_login: %q", got)
+		}
+	})
 }

@@ -17,6 +17,7 @@ type ledger struct {
 	mu       sync.Mutex
 	payments []string // one entry per payment made
 	attempts int      // pay handler runs, incremented before its question (the pitfall)
+	signedIn bool     // the user completed the login URL (require_login)
 }
 
 func (l *ledger) record(f func()) {
@@ -129,6 +130,21 @@ func newFixtureServer(t testing.TB, l *ledger) *runtime.Server {
 					return nil, err
 				}
 				return text(call, "signed in")
+			}),
+		// require_login ends the call until the user signed in at a URL:
+		// -32042 in a session, an input_required round in 2026-07-28.
+		tool("require_login", noArgs, []*runtime.Elicitation{loginForm},
+			func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
+				var signedIn bool
+				l.record(func() { signedIn = l.signedIn })
+				if signedIn {
+					return text(call, "welcome back")
+				}
+				h, err := call.NewURLElicitation(loginForm)
+				if err != nil {
+					return nil, err
+				}
+				return nil, call.RequireURL(runtime.URLNeed{Elicitation: h, URL: "https://example.com/login?id=" + h.ID()})
 			}),
 		// change announces a tool list change and a resource update.
 		tool("change", noArgs, nil, func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
