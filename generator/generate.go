@@ -23,9 +23,9 @@ type Config struct {
 	Package string
 	// Inputs are the JSON files; their order does not matter.
 	Inputs []InputFile
-	// ImportPath is the import path of the generated package. When set, the
-	// result also holds the typed test client, in the sibling package
-	// Package+"test" (TestClientFile).
+	// ImportPath is the import path of the generated package. When set (and
+	// the package is not main), the result also holds the typed test client,
+	// in the sibling package Package+"test" (TestClientFile).
 	ImportPath string
 }
 
@@ -63,7 +63,10 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	rep := &reporter{}
 	m := load(cfg.Inputs, rep)
-	g := &gen{pkg: cfg.Package, importPath: cfg.ImportPath, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
+	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
+	if cfg.Package != "main" { // a command cannot be imported, so it gets no test client
+		g.importPath = cfg.ImportPath
+	}
 	g.build(m)
 	g.checkTestClient()
 	res := &Result{Diagnostics: rep.diags}

@@ -9,7 +9,7 @@ import (
 
 // Inside a module, generate also writes the typed test client into the
 // sibling package <pkg>test, importing the package by its module path;
-// --check covers it; outside a module there is none.
+// --check covers it; package main and packages outside a module get none.
 func TestGenerateWritesTheTestClientInsideAModule(t *testing.T) {
 	root, in := t.TempDir(), t.TempDir()
 	writeInputs(t, root, map[string]string{"go.mod": "module example.com/m\n\ngo 1.25\n"})
@@ -41,6 +41,14 @@ func TestGenerateWritesTheTestClientInsideAModule(t *testing.T) {
 	code, stdout, _ := run(t, "generate", "--check", "-o", out, "-package", "files", in)
 	if code != 1 || !strings.Contains(stdout, "filestest/mcpgen_client.go") {
 		t.Errorf("--check with an edited test client: exit %d\n%s", code, stdout)
+	}
+
+	command := filepath.Join(root, "cmd", "server")
+	if code, _, stderr := run(t, "generate", "-o", command, "-package", "main", in); code != 0 {
+		t.Fatalf("generate -package main: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(command, "maintest")); !os.IsNotExist(err) {
+		t.Errorf("package main got a test client, which could not import it (stat: %v)", err)
 	}
 
 	outside := filepath.Join(t.TempDir(), "files")
