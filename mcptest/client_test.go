@@ -288,7 +288,7 @@ func TestPromptsResourcesAndCompletion(t *testing.T) {
 			t.Errorf("the template matched %v from %s, want %v", vars, uri, want)
 		}
 		tools, err := c.ListTools(ctx)
-		if err != nil || len(tools) != 8 || tools[0].Name != "pay" {
+		if err != nil || len(tools) != 9 || tools[0].Name != "pay" {
 			t.Errorf("tools/list: %v %+v", err, tools)
 		}
 		prompts, err := c.ListPrompts(ctx)
@@ -359,6 +359,29 @@ func TestRequiredURLElicitation(t *testing.T) {
 		})
 		if got := callText(t, c, "require_login", nil); got != "welcome back" {
 			t.Errorf("require_login: %q", got)
+		}
+	})
+}
+
+// 2026-07-28 requests over HTTP mirror x-mcp-header arguments into
+// Mcp-Param-* headers, which the server checks against the body: any
+// header name, non-ASCII and padded values (sent base64), integers,
+// booleans, and none for an absent argument.
+func TestHeaderParams(t *testing.T) {
+	run(t, func(t *testing.T, c *mcptest.Client, l *ledger) {
+		for _, args := range []map[string]any{
+			{"tenant": " Zürich ", "n": 3, "ok": true},
+			{"tenant": "=?base64?looks encoded?="},
+			{"tenant": "plain", "ok": false},
+		} {
+			want, _ := json.Marshal(args)
+			got := callText(t, c, "scoped", args)
+			var a, b any
+			_ = json.Unmarshal(want, &a)
+			_ = json.Unmarshal([]byte(got), &b)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("scoped got %s, want %s", got, want)
+			}
 		}
 	})
 }

@@ -146,6 +146,12 @@ func newFixtureServer(t testing.TB, l *ledger) *runtime.Server {
 				}
 				return nil, call.RequireURL(runtime.URLNeed{Elicitation: h, URL: "https://example.com/login?id=" + h.ID()})
 			}),
+		// scoped mirrors arguments into Mcp-Param-* headers (2026-07-28 HTTP).
+		tool("scoped", `{"type":"object","properties":{"tenant":{"type":"string","x-mcp-header":"tenant_id"},`+
+			`"n":{"type":"integer","x-mcp-header":"N"},"ok":{"type":"boolean","x-mcp-header":"ok"}},"required":["tenant"]}`, nil,
+			func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
+				return text(call, string(args))
+			}),
 		// change announces a tool list change and a resource update.
 		tool("change", noArgs, nil, func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
 			s.NotifyToolListChanged()

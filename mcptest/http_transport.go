@@ -60,7 +60,9 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, body []by
 				req.Header.Set("Mcp-Name", encodeHeaderValue(x.name))
 			}
 			for k, vs := range x.header {
-				req.Header[k] = vs
+				for _, v := range vs {
+					req.Header.Add(k, v) // canonical names, as the server looks them up
+				}
 			}
 		}
 		return req, nil
