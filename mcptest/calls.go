@@ -10,8 +10,8 @@ import (
 
 // CallTool calls tool name with args (any value that encodes as the
 // arguments object; nil for none). The handler's questions are answered
-// from the script, in every era. A JSON-RPC error is a *runtime.Error; an
-// isError result is a result (see ToolResult.Err).
+// from the script, in every era. A JSON-RPC error holds a *runtime.Error
+// (errors.As); an isError result is a result (see ToolResult.Err).
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*ToolResult, error) {
 	raw, err := encodeArgs(args)
 	if err != nil {
@@ -59,7 +59,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 }
 
 // ReadResource reads the resource at uri. A resource that does not exist
-// is a *runtime.Error (-32002 in a session, -32602 in 2026-07-28).
+// holds a *runtime.Error (-32002 in a session, -32602 in 2026-07-28).
 func (c *Client) ReadResource(ctx context.Context, uri string) (*ResourceResult, error) {
 	res, err := c.request(ctx, &exchange{method: "resources/read", name: uri, hasName: true}, map[string]any{"uri": uri})
 	if err != nil {

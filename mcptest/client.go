@@ -61,7 +61,7 @@ func Connect(tb testing.TB, target Target, era Era, opts ...Option) *Client {
 	tb.Cleanup(c.cleanup)
 	if !era.stateless() {
 		if err := c.initialize(ctx); err != nil {
-			tb.Fatalf("mcptest: %v", err)
+			tb.Fatal(err)
 		}
 	}
 	return c
@@ -87,23 +87,23 @@ func (c *Client) initialize(ctx context.Context) error {
 		"protocolVersion": string(c.era), "capabilities": c.capabilities(), "clientInfo": clientInfo,
 	})
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return err
 	}
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(res, &init); err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("mcptest: initialize: %w", err)
 	}
 	if init.ProtocolVersion != string(c.era) {
-		return fmt.Errorf("initialize: asked for protocol %s, the server answered %q", c.era, init.ProtocolVersion)
+		return fmt.Errorf("mcptest: initialize: asked for protocol %s, the server answered %q", c.era, init.ProtocolVersion)
 	}
 	if err := c.tr.notify(ctx, &message{JSONRPC: "2.0", Method: "notifications/initialized"}); err != nil {
-		return fmt.Errorf("notifications/initialized: %w", err)
+		return fmt.Errorf("mcptest: notifications/initialized: %w", err)
 	}
 	if c.cfg.logLevel != "" {
 		if _, err := c.send(ctx, &exchange{method: "logging/setLevel"}, map[string]any{"level": c.cfg.logLevel}); err != nil {
-			return fmt.Errorf("logging/setLevel: %w", err)
+			return err
 		}
 	}
 	return nil
@@ -169,8 +169,8 @@ func (x *exchange) noAnswerErr() error {
 	return x.unanswered
 }
 
-// send sends one request of x and returns its result, or its JSON-RPC error
-// as a *runtime.Error.
+// send sends one request of x and returns its result, or an error naming
+// the request; a JSON-RPC error is a *runtime.Error in it (errors.As).
 func (c *Client) send(ctx context.Context, x *exchange, params map[string]any) (json.RawMessage, error) {
 	meta := map[string]any{}
 	if x.progressToken != "" {
@@ -194,10 +194,10 @@ func (c *Client) send(ctx context.Context, x *exchange, params map[string]any) (
 	id := strconv.AppendInt(nil, c.nextID.Add(1), 10)
 	res, err := c.tr.call(ctx, &message{JSONRPC: "2.0", ID: id, Method: x.method, Params: body}, x)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcptest: %s: %w", x.describe(), err)
 	}
 	if res.Error != nil {
-		return nil, res.Error
+		return nil, fmt.Errorf("mcptest: %s: %w", x.describe(), res.Error)
 	}
 	return res.Result, nil
 }
@@ -221,7 +221,10 @@ func (c *Client) request(ctx context.Context, x *exchange, params map[string]any
 			c.reruns = append(c.reruns, run)
 			c.mu.Unlock()
 		}
-		if run.again(keys) > c.cfg.maxRounds {
+		c.mu.Lock()
+		runs := run.again(keys)
+		c.mu.Unlock()
+		if runs > c.cfg.maxRounds {
 			return fmt.Errorf("mcptest: %s still asks after %d rounds (the last asked %v); MaxRounds raises the bound", x.describe(), c.cfg.maxRounds, keys)
 		}
 		return nil
