@@ -25,8 +25,8 @@ const mcptestPkg = "github.com/mcpgen/mcpgen/mcptest"
 // generated package's folder.
 func TestClientFile(pkg string) string { return pkg + "test/mcpgen_client.go" }
 
-// testClientMethods are the Client methods the test client gets besides the
-// Handler's names: the answer methods of every form.
+// answerMethods are the test client's methods that answer a form:
+// Answer (or, for URL mode, Accept), Decline and Cancel.
 func (e *elicitIR) answerMethods() []string {
 	if e.def.mode == "url" {
 		return []string{"Accept" + e.goName, "Decline" + e.goName, "Cancel" + e.goName}
@@ -34,32 +34,45 @@ func (e *elicitIR) answerMethods() []string {
 	return []string{"Answer" + e.goName, "Decline" + e.goName, "Cancel" + e.goName}
 }
 
-// checkTestClient reports answer methods of the test client that collide
-// with a tool's, prompt's or resource's method (or with another form's).
+// embeddedClient is the test client's embedded *mcptest.Client, a field no
+// method may be named after.
+const embeddedClient = "Client"
+
+// checkTestClient reports test client methods that would not compile: a
+// form's answer method named like another method, or any method named like
+// the embedded client. (The Handler's own names are checked with the
+// Handler.)
 func (g *gen) checkTestClient() {
 	if g.importPath == "" {
 		return
 	}
 	taken := map[string]place{}
+	claim := func(m string, at place, hint, what string) {
+		switch first, ok := taken[m]; {
+		case m == embeddedClient:
+			g.rep.errorf(at, hint, "%s gets the test client method %s, the name of the client's embedded mcptest.Client", what, m)
+		case ok:
+			g.rep.errorf(at, hint, "%s gets the test client method %s, like %s", what, m, first)
+		default:
+			taken[m] = at
+		}
+	}
+	goNameHint := fmt.Sprintf(`set _meta[%q]`, metaGoName)
 	for _, t := range g.tools {
-		taken[t.goName] = place{t.def.at.src, t.def.at.node.Get("name")}
+		claim(t.goName, place{t.def.at.src, t.def.at.node.Get("name")}, goNameHint, fmt.Sprintf("tool %q", t.def.name))
 	}
 	for _, ft := range g.features {
 		at := place{ft.def.at.src, ft.def.at.node.Get("name")}
-		taken[ft.method()] = at
+		what := fmt.Sprintf("%s %q", ft.def.kind, ft.def.key)
+		claim(ft.method(), at, goNameHint, what)
 		for _, c := range ft.def.complete {
-			taken[ft.completeMethod(ft.arg(c))] = at
+			claim(ft.completeMethod(ft.arg(c)), at, goNameHint, what)
 		}
 	}
 	for _, e := range g.order {
 		at := place{e.def.at.src, e.def.at.node.Get("name")}
 		for _, m := range e.answerMethods() {
-			if first, ok := taken[m]; ok {
-				g.rep.errorf(at, `set "x-go-name" in the elicitation file, or rename the other`,
-					"elicitation %q gets the test client method %s, like %s", e.def.name, m, first)
-				continue
-			}
-			taken[m] = at
+			claim(m, at, `set "x-go-name" in the elicitation file, or rename the other`, fmt.Sprintf("elicitation %q", e.def.name))
 		}
 	}
 }
