@@ -37,8 +37,8 @@ func corpusPackage(file string) string {
 
 // TestCorpus generates the tools/list snapshots of real public servers
 // (testdata/corpus/SOURCES.md) unedited and without overrides, compares the
-// warnings with diagnostics.txt, then builds and vets every package in one
-// module and checks that tools/list of each built server returns its tools
+// warnings with diagnostics.txt, then builds and vets every package (and
+// its typed test client) in one module and checks that tools/list of each built server returns its tools
 // byte for byte as in the snapshot, in the same order.
 func TestCorpus(t *testing.T) {
 	names, err := filepath.Glob(filepath.Join(corpusRoot, "*.json"))
@@ -87,7 +87,7 @@ func TestCorpus(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = Generate(Config{Package: s.pkg, Inputs: inputs})
+			results[i], errs[i] = Generate(Config{Package: s.pkg, Inputs: inputs, ImportPath: "corpus/" + s.pkg})
 		}()
 	}
 	wg.Wait()

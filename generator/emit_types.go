@@ -127,22 +127,32 @@ func docWith(first string, lines []string) jen.Code {
 }
 
 // typeExpr writes a Go type expression.
-func typeExpr(t *typeRef) *jen.Statement {
+func typeExpr(t *typeRef) *jen.Statement { return qualifiedType(t, "") }
+
+// qualifiedType writes a Go type expression seen from another package (the
+// typed test client): the generated package's own types are qualified with
+// its import path, pkgPath ("" from inside it).
+func qualifiedType(t *typeRef, pkgPath string) *jen.Statement {
 	switch t.kind {
-	case refNamed, refBuiltin:
+	case refNamed:
+		if pkgPath != "" {
+			return jen.Qual(pkgPath, t.name)
+		}
+		return jen.Id(t.name)
+	case refBuiltin:
 		return jen.Id(t.name)
 	case refTime:
 		return jen.Qual("time", "Time")
 	case refRaw:
 		return jen.Qual(jsonPkg, "RawMessage")
 	case refSlice:
-		return jen.Index().Add(typeExpr(t.elem))
+		return jen.Index().Add(qualifiedType(t.elem, pkgPath))
 	case refMap:
-		return jen.Map(jen.String()).Add(typeExpr(t.elem))
+		return jen.Map(jen.String()).Add(qualifiedType(t.elem, pkgPath))
 	case refPtr:
-		return jen.Op("*").Add(typeExpr(t.elem))
+		return jen.Op("*").Add(qualifiedType(t.elem, pkgPath))
 	case refOptional:
-		return jen.Qual(runtimePkg, "Optional").Types(typeExpr(t.elem))
+		return jen.Qual(runtimePkg, "Optional").Types(qualifiedType(t.elem, pkgPath))
 	}
 	panic(fmt.Sprintf("typeExpr: unknown kind %d", t.kind))
 }

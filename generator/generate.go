@@ -32,11 +32,16 @@ type Config struct {
 	// ReadFile reads the files resources name, by the path relative to
 	// their input's Path; nil is os.ReadFile.
 	ReadFile func(name string) ([]byte, error)
+	// ImportPath is the import path of the generated package. When set (and
+	// the package is not main), the result also holds the typed test client,
+	// in the sibling package Package+"test" (TestClientFile).
+	ImportPath string
 }
 
 // Result is a generated package.
 type Result struct {
-	// Files maps file names (no folders) to contents.
+	// Files maps file names to contents: the package's files, and with
+	// Config.ImportPath the test client in a folder of its own (TestClientFile).
 	Files map[string][]byte
 	// Diagnostics are the warnings (and, when Generate fails, the errors),
 	// sorted by file, line and column.
@@ -70,8 +75,12 @@ func Generate(cfg Config) (*Result, error) {
 	readResourceFiles(m, cfg.Dir, cfg.ReadFile, rep)
 	checkAppPages(m, rep)
 	g := &gen{pkg: cfg.Package, rep: rep, ns: &names{rep: rep, owners: map[string]place{}, shared: map[string]sharedDef{}}}
+	if cfg.Package != "main" { // a command cannot be imported, so it gets no test client
+		g.importPath = cfg.ImportPath
+	}
 	g.build(m)
 	g.buildSkills(loadSkills(cfg.Skills, m, rep))
+	g.checkTestClient()
 	res := &Result{Diagnostics: rep.diags}
 	res.Diagnostics.sort()
 	if res.Diagnostics.HasErrors() {
@@ -97,6 +106,9 @@ type gen struct {
 	features []*featureIR
 	// skills are the skill folders (skill_emit.go).
 	skills []*skillIR
+	// importPath is the generated package's; "" writes no test client
+	// (emit_testclient.go).
+	importPath string
 }
 
 // toolIR is a tool ready to emit.
@@ -243,6 +255,9 @@ func (g *gen) emit() (map[string][]byte, error) {
 		jobs = append(jobs, job(f))
 	}
 	jobs = append(jobs, job{"mcpgen_handler.go", g.emitHandler})
+	if g.importPath != "" {
+		jobs = append(jobs, job{TestClientFile(g.pkg), g.emitTestClient})
+	}
 
 	results := make([][]byte, len(jobs))
 	errs := make([]error, len(jobs))

@@ -3,6 +3,7 @@ package generator
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,10 +80,16 @@ func goldenCases(t *testing.T) []goldenCase {
 
 func goldenPackage(name string) string { return strings.ReplaceAll(name, "-", "") }
 
+// goldenImportPath is the import path of a case's expected package, which
+// its typed test client imports.
+func goldenImportPath(name string) string {
+	return "github.com/mcpgen/mcpgen/testdata/golden/" + name + "/want"
+}
+
 // generateCase runs the pipeline and returns the files and the stderr text.
 func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []SkillFolder) (map[string][]byte, string) {
 	t.Helper()
-	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, Skills: skills, ReadFile: func(name string) ([]byte, error) {
+	res, err := Generate(Config{Package: goldenPackage(c.name), Inputs: inputs, Skills: skills, ImportPath: goldenImportPath(c.name), ReadFile: func(name string) ([]byte, error) {
 		if data, ok := c.files[filepath.ToSlash(name)]; ok {
 			return data, nil
 		}
@@ -145,7 +152,7 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			want := map[string][]byte{}
-			filepath.WalkDir(wantDir, func(p string, e os.DirEntry, err error) error {
+			_ = filepath.WalkDir(wantDir, func(p string, e fs.DirEntry, err error) error {
 				if err == nil && e.IsDir() && p == filepath.Join(wantDir, "skills") {
 					return filepath.SkipDir // the copy of the skill folders, compared below
 				}
@@ -193,7 +200,7 @@ func TestGoldenCompiles(t *testing.T) {
 	var pkgs []string
 	for _, c := range goldenCases(t) {
 		if _, err := os.Stat(filepath.Join(c.dir, "want", "mcpgen_handler.go")); err == nil {
-			pkgs = append(pkgs, "./testdata/golden/"+c.name+"/want")
+			pkgs = append(pkgs, "./testdata/golden/"+c.name+"/want/...")
 		}
 	}
 	if len(pkgs) < 15 {

@@ -10,14 +10,14 @@ import (
 )
 
 // TestRealworld regenerates testdata/realworld from its tools folder and
-// checks that the committed package is up to date (what --check does) and
-// compiles.
+// checks that the committed package and its test client are up to date
+// (what --check does) and compile.
 func TestRealworld(t *testing.T) {
 	inputs, err := ReadInputs([]string{"../testdata/realworld/tools"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Generate(Config{Package: "realworld", Inputs: inputs})
+	res, err := Generate(Config{Package: "realworld", Inputs: inputs, ImportPath: "github.com/mcpgen/mcpgen/testdata/realworld"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestRealworld(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	cmd := exec.Command("go", "vet", "./testdata/realworld")
+	cmd := exec.Command("go", "vet", "./testdata/realworld/...")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet: %v\n%s", err, out)

@@ -19,6 +19,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
 		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,
 		"notes/skills/note-taking/SKILL.md": true, "notes/skills/note-taking/references/style.md": true,
+		"notes/tools_test.go": true,
 	}
 	for _, f := range files {
 		if !want[f.Path] {

@@ -30,7 +30,9 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool,
 mcpgen_<elicitation>_elicitation.go per elicitation and mcpgen_<skill>_skill.go
 per skill, which embeds the skill's files (so a skill folder must lie inside
-the -o folder). A file holds a tool, an
+the -o folder). Inside a Go module it also writes the package's typed test
+client, <package>test/mcpgen_client.go (see package
+github.com/mcpgen/mcpgen/mcptest). A file holds a tool, an
 array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
 response holding it), or an elicitation ({"name", "description", "mode":
 "form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
@@ -79,7 +81,7 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 			return err
 		}
 	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills, Dir: out})
+	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills, Dir: out, ImportPath: importPathOf(out)})
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}
@@ -233,7 +235,10 @@ func write(dir string, files map[string][]byte, stale []string) error {
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
 			continue
 		}
-		tmp, err := os.CreateTemp(dir, ".mcpgen-*.tmp")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { // the test client's package
+			return err
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".mcpgen-*.tmp")
 		if err != nil {
 			return err
 		}

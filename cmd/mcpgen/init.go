@@ -39,8 +39,10 @@ func newInitCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Scaffold an MCP server project (schemas, handlers, main.go) into dir",
 		Long: `init writes a small MCP server into dir (default "."): example tool and
 elicitation schemas in notes/schemas/, an agent skill in notes/skills/, the
-go:generate line that turns them into Go, handler stubs that are yours to edit (generate never touches them),
-a main.go serving Streamable HTTP at /mcp (or stdio with -stdio), and a README.
+go:generate line that turns them into Go, handler stubs that are yours to edit
+(generate never touches them), tests of them that run in every protocol era
+(notes/tools_test.go), a main.go serving Streamable HTTP at /mcp (or stdio with
+-stdio), and a README.
 
 Inside an existing module it only adds files, and pins the generator in the
 module's go.mod (a tool directive: go tool mcpgen). In a folder outside any
@@ -77,7 +79,7 @@ from the network; the README shows how to open it in a host.`,
 			if err := scaffold(cmd.Context(), dir, module, scaffoldOptions{authIssuer: authIssuer, otel: withOTel, app: withApp}, stdout, stderr); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
+			fmt.Fprintf(stdout, "\nNext:\n  cd %s\n  go generate ./...            # notes/schemas -> notes/mcpgen_*.go and notes/notestest\n  go test ./...                # notes/tools_test.go, in both protocol eras\n  go run . -addr 127.0.0.1:8080 # Streamable HTTP at http://127.0.0.1:8080/mcp (or: go run . -stdio)\nREADME.md there shows how to call it with curl and how to connect a desktop client.\n", dir)
 			return nil
 		},
 	}

@@ -174,6 +174,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 
 	t.Run("HTTP", func(t *testing.T) { testHTTPElicitation(t, bin) })
 	t.Run("stdio", func(t *testing.T) { testStdioElicitation(t, bin) })
+	t.Run("tests", func(t *testing.T) { testScaffoldTests(t, dir) })
 	t.Run("regenerate", func(t *testing.T) { testRegenerate(t, dir) })
 }
 
@@ -229,6 +230,7 @@ func TestInitExistingModule(t *testing.T) {
 	mustGo(t, root, "generate", "./...")
 	mustGo(t, root, "build", "./...")
 	mustGo(t, root, "vet", "./...")
+	mustGo(t, root, "test", "./...")
 	mustGo(t, filepath.Join(root, "mcp", "notes"), "tool", "mcpgen", "generate", "--check", "./schemas", "./skills")
 }
 
