@@ -24,14 +24,19 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 	var check bool
 	cmd := &cobra.Command{
 		Use:   "generate [flags] INPUT...",
-		Short: "Generate a Go package from tool and elicitation JSON files",
+		Short: "Generate a Go package from tool, elicitation, prompt and resource JSON files",
 		Long: `generate reads JSON inputs (files, or folders of *.json files) and writes one Go
-package into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool and
-mcpgen_<elicitation>_elicitation.go per elicitation. A file holds a tool, an
-array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
-response holding it), or an elicitation ({"name", "description", "mode":
-"form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
-the order of the input files (folders in name order).
+package into -o. Each input holds, as its list method returns it (alone, in an
+array, as the list result or as the whole JSON-RPC response):
+
+  a tool               {"name", "inputSchema", ...}          -> mcpgen_<name>_tool.go
+  an elicitation       {"name", "mode": "form"|"url", ...}   -> mcpgen_<name>_elicitation.go
+  a prompt             {"name", "arguments": [...], ...}     -> mcpgen_<name>_prompt.go
+  a resource           {"uri", "name", ...}                  -> mcpgen_<name>_resource.go
+  a resource template  {"uriTemplate", "name", ...}          -> mcpgen_<name>_template.go
+
+plus mcpgen_handler.go with the Handler interface and Register. tools/list
+lists the tools in the order of the input files (folders in name order).
 
 Only files whose bytes change are written; mcpgen files that are no longer
 generated are removed; other files are never touched. When an input is bad,

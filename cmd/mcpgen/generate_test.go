@@ -223,3 +223,43 @@ func TestCheckSaysWhereAndHow(t *testing.T) {
 		t.Fatalf("--check in a folder with a //go:generate line: exit %d: %s", code, stderr)
 	}
 }
+
+// TestGenerateHelpNamesEveryKindOfInput: generate --help names every kind
+// of file generate writes (tools, forms, prompts, resources, templates), so
+// that its help tells which inputs it takes.
+func TestGenerateHelpNamesEveryKindOfInput(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	writeInputs(t, in, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
+	for _, name := range []string{"a_tools.json", "b_prompts.json", "c_resources.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "features-with-tools", "input", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeInputs(t, in, map[string]string{name: string(data)})
+	}
+	if code, _, stderr := run(t, "generate", "-o", out, "-package", "kinds", in); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	code, help, _ := run(t, "generate", "--help")
+	if code != 0 {
+		t.Fatalf("generate --help: exit %d", code)
+	}
+	kinds := map[string]bool{}
+	for _, name := range listDir(t, out) {
+		if name == "mcpgen_handler.go" {
+			continue
+		}
+		kinds[name[strings.LastIndex(name, "_"):]] = true
+	}
+	if len(kinds) != 5 {
+		t.Fatalf("the inputs made %d kinds of file, want 5 (tool, elicitation, prompt, resource, template): %v", len(kinds), kinds)
+	}
+	for kind := range kinds {
+		if !strings.Contains(help, "mcpgen_<name>"+kind) {
+			t.Errorf("generate --help does not name the mcpgen_<name>%s files it writes:\n%s", kind, help)
+		}
+	}
+	if !strings.Contains(help, "mcpgen_handler.go") {
+		t.Errorf("generate --help does not name mcpgen_handler.go:\n%s", help)
+	}
+}
