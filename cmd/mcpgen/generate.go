@@ -90,13 +90,19 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 		return err
 	}
 	if check {
+		if holdsNone(out, res.Files) {
+			// Most likely the wrong folder: a diff would list every file as
+			// new, in the package of whatever else is there.
+			fmt.Fprintln(stderr, wrongFolderMessage(out, len(res.Files)))
+			return errReported
+		}
 		diff, err := checkDiff(out, res.Files, stale)
 		if err != nil {
 			return err
 		}
 		if diff != "" {
 			fmt.Fprint(stdout, diff)
-			fmt.Fprintln(stderr, checkMessage(out, inputs, res.Files))
+			fmt.Fprintln(stderr, checkMessage(out, inputs))
 			return errReported
 		}
 		return nil
@@ -252,28 +258,37 @@ func write(dir string, files map[string][]byte, stale []string) error {
 	return nil
 }
 
-// checkMessage says where --check compared and how to regenerate: with
-// go generate when a //go:generate line of the folder runs mcpgen, with go
-// tool mcpgen when the module pins it as a tool, else with mcpgen itself. A
-// folder holding none of the files is most likely the wrong folder, and it
-// says so instead of reporting every file as new without comment.
-func checkMessage(out string, inputs []string, files map[string][]byte) string {
-	where := out
-	if abs, err := filepath.Abs(out); err == nil {
-		where = abs
-	}
-	present := 0
+// holdsNone reports whether dir holds none of the generated files.
+func holdsNone(dir string, files map[string][]byte) bool {
 	for name := range files {
-		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
-			present++
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return false
 		}
 	}
-	if present == 0 {
-		return fmt.Sprintf("mcpgen: compared with %s, which holds none of the %d generated files, so every file shows as new; "+
-			"run --check from the folder of the generated package (where its //go:generate line is), or point -o at it", where, len(files))
-	}
+	return true
+}
+
+// wrongFolderMessage is what --check says instead of a diff when the folder
+// holds none of the n generated files.
+func wrongFolderMessage(out string, n int) string {
+	return fmt.Sprintf("mcpgen: %s holds none of the %d generated files, so it is most likely not the folder of the generated package; "+
+		"run --check from that folder (where its //go:generate line is), or point -o at it", absolute(out), n)
+}
+
+// checkMessage says where --check compared and how to regenerate: with go
+// generate when a //go:generate line of the folder runs mcpgen, with go
+// tool mcpgen when the module pins it as a tool, else with mcpgen itself.
+func checkMessage(out string, inputs []string) string {
 	return fmt.Sprintf("mcpgen: %s is not up to date with its inputs (%s); regenerate with %s",
-		where, strings.Join(inputs, " "), regenerateCommand(out, inputs))
+		absolute(out), strings.Join(inputs, " "), regenerateCommand(out, inputs))
+}
+
+// absolute is dir as an absolute path when it can be made one.
+func absolute(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // regenerateCommand is the command that regenerates the package in out.

@@ -201,9 +201,9 @@ func TestCheckSaysWhereAndHow(t *testing.T) {
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "files")
 	writeInputs(t, in, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
 
-	code, _, stderr := run(t, "generate", "--check", "-o", out, "-package", "files", in)
-	if code != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, out) {
-		t.Fatalf("--check of an empty folder: exit %d: %s", code, stderr)
+	code, stdout, stderr := run(t, "generate", "--check", "-o", out, "-package", "files", in)
+	if code != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, out) || stdout != "" {
+		t.Fatalf("--check of an empty folder: exit %d: %s\nstdout:\n%s", code, stderr, stdout)
 	}
 
 	if code, _, stderr := run(t, "generate", "-o", out, "-package", "files", in); code != 0 {
@@ -261,5 +261,30 @@ func TestGenerateHelpNamesEveryKindOfInput(t *testing.T) {
 	}
 	if !strings.Contains(help, "mcpgen_handler.go") {
 		t.Errorf("generate --help does not name mcpgen_handler.go:\n%s", help)
+	}
+}
+
+// TestCheckFromTheModuleRootGivesOnlyTheHint: --check run from a project's
+// module root (main.go, package main) instead of the generated package's
+// folder prints the one-line hint, not a diff of every file as new.
+func TestCheckFromTheModuleRootGivesOnlyTheHint(t *testing.T) {
+	root := t.TempDir()
+	schemas := filepath.Join(root, "notes", "schemas")
+	if err := os.MkdirAll(schemas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeInputs(t, schemas, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
+	writeInputs(t, root, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	t.Chdir(root)
+
+	code, stdout, stderr := run(t, "generate", "--check", "./notes/schemas")
+	if code != 1 {
+		t.Fatalf("--check from the module root: exit %d, want 1\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("--check from the module root printed a diff (%d lines) before its hint:\n%.300s", strings.Count(stdout, "\n"), stdout)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, "run --check from that folder") {
+		t.Errorf("--check from the module root should print its one-line hint, got:\n%s", stderr)
 	}
 }
