@@ -39,7 +39,9 @@ plus mcpgen_handler.go with the Handler interface and Register. tools/list
 lists the tools in the order of the input files (folders in name order).
 
 Only files whose bytes change are written; mcpgen files that are no longer
-generated are removed; other files are never touched. When an input is bad,
+generated are removed; other files are never touched. When a handler type of
+the folder (one asserted with var _ Handler = (*T)(nil)) lacks methods of the
+new Handler, every one is printed with its signature, ready to paste. When an input is bad,
 every problem is printed as file:LINE:COL: /json/pointer: message and nothing
 is written. With --check nothing is written either: the exit code is 1 and a
 unified diff is printed when the folder differs from what would be generated,
@@ -107,7 +109,11 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 		}
 		return nil
 	}
-	return write(out, res.Files, stale)
+	if err := write(out, res.Files, stale); err != nil {
+		return err
+	}
+	reportMissingMethods(out, res.Files, stderr)
+	return nil
 }
 
 // defaultPackage is the package of the Go files already in dir, or else the
