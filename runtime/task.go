@@ -168,7 +168,7 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 		cancel(nil)
 		return nil, err
 	}
-	call := newCall(e.peerOf(rec, lt, p), state)
+	call := newCall(e.s, e.peerOf(rec, lt, p), state)
 	e.wg.Add(2)
 	go e.watch(hctx, rec)
 	go func() {

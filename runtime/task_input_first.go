@@ -98,7 +98,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	hctx, cancel := context.WithCancelCause(s.baseCtx)
 	// Until it is a task, the handler ends with the request.
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	call := newCall(sp, state)
+	call := newCall(s, sp, state)
 	done := make(chan handlerReturn, 1)
 	e.wg.Add(1)
 	go func() {
