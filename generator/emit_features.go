@@ -88,6 +88,9 @@ func (g *gen) buildFeatures(m *model) {
 		if ok && d.kind == kindResource {
 			ok = g.ns.claim(ir.uriName(), at, hint)
 		}
+		if ok && d.kind == kindTemplate {
+			ok = g.ns.claim(ir.templateURIName(), at, hint)
+		}
 		names := []string{ir.method()}
 		if d.list {
 			names = append(names, ir.listMethod())
@@ -144,6 +147,9 @@ func (g *gen) emitFeature(ft *featureIR) *jen.File {
 	}
 	if ft.hasArgs() {
 		g.emitArgs(f, ft)
+	}
+	if d.kind == kindTemplate {
+		emitTemplateURI(f, ft)
 	}
 	g.emitFeatureCall(f, ft)
 	f.Commentf("// %s wires %s %s to h.", ft.funcName(), d.kind, d.key)
@@ -433,6 +439,7 @@ func (g *gen) emitFeatureHandler(f *jen.File) {
 	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
 		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
 		jen.Return(call("Principal")))
+	emitNotifyMethods(f, "featureCall")
 }
 
 // registerFeatures is the part of Register that adds the features, in input

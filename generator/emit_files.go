@@ -233,6 +233,7 @@ func (g *gen) emitHandler() *jen.File {
 	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
 		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
 		jen.Return(call("Principal")))
+	emitNotifyMethods(f, "toolCall")
 
 	f.Comment("// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.")
 	f.Func().Id("decodeArguments").Params(id("tool").String(), id("args").Qual(jsonPkg, "RawMessage"), id("dst").Any()).Error().Block(

@@ -93,6 +93,27 @@ func (c toolCall) Principal() *runtime.Principal {
 	return c.call.Principal()
 }
 
+// NotifyResourceUpdated tells the clients subscribed to uri that it changed; a template's
+// <Name>TemplateURI function builds the uri from its params.
+func (c toolCall) NotifyResourceUpdated(uri string) {
+	c.call.NotifyResourceUpdated(uri)
+}
+
+// NotifyResourceListChanged tells every client that the resource list changed.
+func (c toolCall) NotifyResourceListChanged() {
+	c.call.NotifyResourceListChanged()
+}
+
+// NotifyPromptListChanged tells every client that the prompt list changed.
+func (c toolCall) NotifyPromptListChanged() {
+	c.call.NotifyPromptListChanged()
+}
+
+// NotifyToolListChanged tells every client that the tool list changed.
+func (c toolCall) NotifyToolListChanged() {
+	c.call.NotifyToolListChanged()
+}
+
 // decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.
 func decodeArguments(tool string, args json.RawMessage, dst any) error {
 	if len(args) == 0 || string(args) == "null" {
