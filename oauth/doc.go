@@ -15,6 +15,22 @@
 // introspection answers (kept under its SHA-256, never in clear) or sends it
 // anywhere but to the introspection endpoint.
 //
+// A JWTVerifier's keys are fetched so that no token can hold up another:
+//
+//   - a token whose key is cached is verified at once, never waiting for a
+//     fetch, also when the keys are older than KeyMaxAge (their refresh then
+//     runs meanwhile; if it fails, the old keys serve no more);
+//   - at most one fetch runs at a time, and every token that needs new keys
+//     waits for that one, for as long as its own context allows; the fetch
+//     does not end with the request that started it, only when done or
+//     after 30 seconds;
+//   - a token can start a fetch (by naming a key the cached set lacks, or
+//     after a failed fetch) only KeyRefreshInterval (default 10 seconds)
+//     after the last fetch ended; sooner, it is refused at once with
+//     runtime.ErrInvalidToken, or runtime.ErrAuthUnavailable if that fetch
+//     failed. Tokens with made-up key IDs thus cause at most one JWKS fetch
+//     per interval.
+//
 // JWT parsing and signatures are go-jose's (github.com/go-jose/go-jose/v4):
 // it has no dependencies, makes the algorithm allow-list mandatory and leaves
 // discovery and key caching to this package, which needs them to follow

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -32,14 +31,24 @@ type JWTConfig struct {
 	// Leeway tolerates clock skew on exp, nbf and iat; 0 means 5 seconds,
 	// negative none.
 	Leeway time.Duration
-	// KeyRefreshInterval is the least time between two JWKS fetches caused by
-	// tokens naming an unknown key; 0 means 10 seconds.
+	// KeyRefreshInterval is the least time from the end of one JWKS fetch to
+	// the start of the next one that a token causes, by naming a key the
+	// cached set lacks or by arriving after a failed fetch; 0 means 10
+	// seconds. Such a token that comes sooner is refused at once, without a
+	// fetch: as invalid (runtime.ErrInvalidToken) when the last fetch
+	// succeeded, as an outage (runtime.ErrAuthUnavailable) when it failed.
+	// One that comes while a fetch runs waits for that fetch instead, for as
+	// long as its context allows. Tokens with a cached key never wait.
 	KeyRefreshInterval time.Duration
 	// KeyMaxAge is how long fetched keys are used before they are fetched
-	// again; 0 means one hour.
+	// again; 0 means one hour. The refresh starts with the first token that
+	// finds the keys older, which, like every token with a cached key, does
+	// not wait for it: the old keys serve until it ends, and no longer if it
+	// fails.
 	KeyMaxAge time.Duration
 	// HTTPClient makes the metadata and JWKS requests; nil means a client
-	// with a 10-second timeout.
+	// with a 10-second timeout. One key fetch (discovery included) takes 30
+	// seconds at most, whatever the client allows.
 	HTTPClient *http.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -50,12 +59,7 @@ type JWTConfig struct {
 type JWTVerifier struct {
 	cfg  JWTConfig
 	algs []jose.SignatureAlgorithm
-
-	mu      sync.Mutex
-	keys    *jose.JSONWebKeySet
-	fetched time.Time // of keys
-	jwksURL string    // once discovered
-	fetches int       // JWKS fetches so far
+	keys *issuerKeys
 }
 
 // NewJWTVerifier checks cfg. The metadata and keys are fetched on first use
@@ -90,7 +94,8 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 	if names == nil {
 		names = []string{"RS256", "PS256", "ES256", "EdDSA"}
 	}
-	v := &JWTVerifier{cfg: cfg, jwksURL: cfg.JWKSURL}
+	v := &JWTVerifier{cfg: cfg, keys: &issuerKeys{issuer: cfg.Issuer, hc: cfg.HTTPClient, now: cfg.Now,
+		maxAge: cfg.KeyMaxAge, refetchInterval: cfg.KeyRefreshInterval, jwksURL: cfg.JWKSURL}}
 	for _, n := range names {
 		a := jose.SignatureAlgorithm(n)
 		switch a {
@@ -103,82 +108,16 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 	return v, nil
 }
 
-// Discover fetches the issuer's metadata and keys now; an error says what
-// is wrong (an issuer mismatch, an unreachable server).
+// Discover fetches the issuer's metadata and keys now (or waits for the
+// fetch that runs); an error says what is wrong (an issuer mismatch, an
+// unreachable server).
 func (v *JWTVerifier) Discover(ctx context.Context) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.refreshLocked(ctx)
+	return v.keys.refresh(ctx)
 }
 
-// KeyFetches is the number of JWKS fetches so far.
+// KeyFetches is the number of JWKS fetches started so far.
 func (v *JWTVerifier) KeyFetches() int {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.fetches
-}
-
-// refreshLocked fetches the JWKS (discovering its URL first if needed).
-func (v *JWTVerifier) refreshLocked(ctx context.Context) error {
-	if v.jwksURL == "" {
-		md, err := discover(ctx, v.cfg.HTTPClient, v.cfg.Issuer)
-		if err != nil {
-			return err
-		}
-		if md.JWKSURI == "" {
-			return fmt.Errorf("%w: the metadata of issuer %q has no jwks_uri", runtime.ErrAuthUnavailable, v.cfg.Issuer)
-		}
-		v.jwksURL = md.JWKSURI
-	}
-	var set jose.JSONWebKeySet
-	v.fetches++
-	if _, err := getJSON(ctx, v.cfg.HTTPClient, v.jwksURL, &set); err != nil {
-		return fmt.Errorf("%w: %w", runtime.ErrAuthUnavailable, err)
-	}
-	v.keys, v.fetched = &set, v.cfg.Now()
-	return nil
-}
-
-// key returns the public key named kid (any key of alg when the token
-// names none and the set has one), fetching the JWKS when there is none
-// yet, when it is older than KeyMaxAge, or when kid is unknown and the last
-// fetch is older than KeyRefreshInterval.
-func (v *JWTVerifier) key(ctx context.Context, kid, alg string) (any, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	now := v.cfg.Now()
-	if v.keys == nil || now.Sub(v.fetched) > v.cfg.KeyMaxAge {
-		if err := v.refreshLocked(ctx); err != nil {
-			return nil, err
-		}
-	}
-	k := v.lookupLocked(kid, alg)
-	if k == nil && now.Sub(v.fetched) >= v.cfg.KeyRefreshInterval {
-		if err := v.refreshLocked(ctx); err != nil {
-			return nil, err
-		}
-		k = v.lookupLocked(kid, alg)
-	}
-	if k == nil {
-		return nil, fmt.Errorf("%w: the issuer publishes no key %q for %s", runtime.ErrInvalidToken, kid, alg)
-	}
-	return k.Key, nil
-}
-
-func (v *JWTVerifier) lookupLocked(kid, alg string) *jose.JSONWebKey {
-	var found []jose.JSONWebKey
-	if kid != "" {
-		found = v.keys.Key(kid)
-	} else if len(v.keys.Keys) == 1 {
-		found = v.keys.Keys
-	}
-	for i := range found {
-		k := &found[i]
-		if k.IsPublic() && (k.Use == "" || k.Use == "sig") && (k.Algorithm == "" || k.Algorithm == alg) {
-			return k
-		}
-	}
-	return nil
+	return v.keys.fetchCount()
 }
 
 // accessClaims are the claims read besides the registered ones.
@@ -203,13 +142,13 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string) (*runtime.P
 		!strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
 		return nil, fmt.Errorf("%w: typ %q is not an access token type", runtime.ErrInvalidToken, typ)
 	}
-	key, err := v.key(ctx, h.KeyID, h.Algorithm)
+	key, err := v.keys.key(ctx, h.KeyID, h.Algorithm)
 	if err != nil {
 		return nil, err
 	}
 	var std jwt.Claims
 	var extra accessClaims
-	if err := tok.Claims(key, &std, &extra); err != nil {
+	if err := tok.Claims(key.Key, &std, &extra); err != nil {
 		return nil, fmt.Errorf("%w: bad signature", runtime.ErrInvalidToken)
 	}
 	now := v.cfg.Now()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Prompts and resources declare scopes like tools, with the same 403
@@ -83,9 +84,10 @@ func TestAuthFeatureScopes(t *testing.T) {
 	if e := s.scopeError(ctx, "prompt 'plan'", []string{"plans:read"}); e == nil || !strings.Contains(e.Message, "insufficient_scope") {
 		t.Errorf("method-level check: %v", e)
 	}
-	rq := &request{method: "completion/complete", params: &requestParams{
-		Ref: json.RawMessage(`{"type":"ref/prompt","name":"plan"}`), Argument: json.RawMessage(`{"name":"topic","value":"s"}`)}}
-	if o := s.complete(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
+	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "completion/complete",
+		Params: json.RawMessage(`{"ref":{"type":"ref/prompt","name":"plan"},"argument":{"name":"topic","value":"s"}}`)}
+	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &legacyExchange{}, msg: msg}
+	if o := s.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
 		t.Errorf("completion without plans:read: %+v", o)
 	}
 }
@@ -116,5 +118,42 @@ func TestAuthFilterListsFeatures(t *testing.T) {
 		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.wantNot) || res["cacheScope"] != "private" {
 			t.Errorf("%s as %s: %s, want %s and not %s, cached privately", tc.method, tc.tok, got, tc.want, tc.wantNot)
 		}
+	}
+}
+
+// TestListenNeedsTheScopesOfItsResources: a 2026-07-28 subscriptions/listen
+// stream on a resource needs the resource's scopes, as the legacy
+// resources/subscribe does: without them the transport answers 403 with a
+// challenge, and no update reaches the client; with them the stream is
+// acknowledged.
+func TestListenNeedsTheScopesOfItsResources(t *testing.T) {
+	leakCheck(t)
+	s := authFeatureServer(t)
+	c := modernServer(t, s)
+	filter := map[string]any{"resourceSubscriptions": []string{"test://notes/1", "test://secret"}}
+	// A stream that opened would not end: bound the wait for the refusal.
+	refusal, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	r := c.call("subscriptions/listen", map[string]any{"notifications": filter}, withHeader("Authorization", "Bearer alice-write"), withCtx(refusal))
+	want := `Bearer error="insufficient_scope", error_description="resource 'test://secret' requires scope secrets:read", scope="secrets:read mcp:read mcp:write", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`
+	if r.status != http.StatusForbidden || r.header.Get("WWW-Authenticate") != want || len(r.notifications("notifications/subscriptions/acknowledged")) != 0 {
+		t.Errorf("listen on test://secret without secrets:read: %d %q %s\nwant 403 %q", r.status, r.header.Get("WWW-Authenticate"), r.body, want)
+	}
+	// The method checks too, for transports that do not (a driven Server).
+	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "subscriptions/listen",
+		Params: json.RawMessage(`{"notifications":{"resourceSubscriptions":["test://secret"]}}`)}
+	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
+	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &modernExchange{s: s, meta: &requestMeta{ProtocolVersion: Version20260728}}, msg: msg}
+	if o := s.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "requires scope secrets:read") {
+		t.Errorf("method-level check of listen: %+v", o.err)
+	}
+	// With the scopes of every resource it names, the stream opens.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, body := c.send("subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://notes/1"}}},
+		withHeader("Authorization", "Bearer alice-write"), withCtx(ctx))
+	defer body.Close()
+	if ack := newSSEReader(body).next(t); resp.StatusCode != 200 || ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Errorf("listen with the scope: %d %v", resp.StatusCode, ack)
 	}
 }

@@ -12,84 +12,118 @@ import (
 
 // Scopes are declared per tool, prompt and resource in its file
 // (_meta["mcpgen.dev/scopes"]) and reach the runtime as the Scopes field of
-// Tool, Prompt, Resource and ResourceTemplate. They are checked twice before
+// Tool, Prompt, Resource and ResourceTemplate. Each method's row names its
+// authorization rule (method_table.go); the rules below find the target a
+// request names and the scopes it requires. They are checked twice before
 // a handler runs: by the HTTP transport, which answers a request that lacks
-// them with 403 and an insufficient_scope challenge (the client can step up),
-// and by the method itself (a JSON-RPC error), so no path reaches a handler
+// them with 403 and an insufficient_scope challenge (the client can step
+// up), and by serveMethod (a JSON-RPC error), so no path reaches a handler
 // without them.
-//
-// scopeRules maps a method to the target it names and the scopes that
-// target requires. A new method that runs a handler on behalf of a caller
-// adds its row here; the transport check and the 403 challenge then cover it
-// unchanged.
-var scopeRules = map[string]func(s *Server, p *requestParams) (target string, scopes []string){
-	"tools/call": func(s *Server, p *requestParams) (string, []string) {
-		if p.Name == nil {
-			return "", nil
-		}
-		s.mu.RLock()
-		t := s.byName[string(p.Name)]
-		s.mu.RUnlock()
-		if t == nil {
-			return "", nil
-		}
-		return "tool " + strconv.Quote(t.Name), t.Scopes
-	},
-	"prompts/get": func(s *Server, p *requestParams) (string, []string) {
-		if p.Name == nil {
-			return "", nil
-		}
-		rp := s.features.prompt(string(p.Name))
-		if rp == nil {
-			return "", nil
-		}
-		return "prompt " + strconv.Quote(rp.Name), rp.Scopes
-	},
-	"resources/read":      resourceRule,
-	"resources/subscribe": resourceRule,
-	// Completing a prompt's argument or a template's variable may reveal
-	// what they hold: it needs the same scopes.
-	"completion/complete": func(s *Server, p *requestParams) (string, []string) {
-		var ref struct{ Type, Name, URI string }
-		if json.Unmarshal(p.Ref, &ref) != nil {
-			return "", nil
-		}
-		switch ref.Type {
-		case "ref/prompt":
-			if rp := s.features.prompt(ref.Name); rp != nil {
-				return "prompt " + strconv.Quote(rp.Name), rp.Scopes
-			}
-		case "ref/resource":
-			f := &s.features
-			f.mu.RLock()
-			defer f.mu.RUnlock()
-			if t := f.templateBy[ref.URI]; t != nil {
-				return "resource template " + strconv.Quote(ref.URI), t.Scopes
-			}
-		}
-		return "", nil
-	},
+
+// toolScopes is the rule of tools/call: the named tool's scopes.
+func toolScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+	p := m.params()
+	if p.Name == nil {
+		return "", nil, nil
+	}
+	s.mu.RLock()
+	t := s.byName[string(p.Name)]
+	s.mu.RUnlock()
+	if t == nil {
+		return "", nil, nil
+	}
+	return "tool " + strconv.Quote(t.Name), t.Scopes, nil
 }
 
-// resourceRule is the rule of the methods that name a resource by URI.
-func resourceRule(s *Server, p *requestParams) (string, []string) {
+// promptScopes is the rule of prompts/get: the named prompt's scopes.
+func promptScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+	p := m.params()
+	if p.Name == nil {
+		return "", nil, nil
+	}
+	if rp := s.features.prompt(string(p.Name)); rp != nil {
+		return "prompt " + strconv.Quote(rp.Name), rp.Scopes, nil
+	}
+	return "", nil, nil
+}
+
+// resourceScopes is the rule of the methods that name a resource by URI:
+// the scopes of the fixed resource, or else of the template, that the URI
+// names.
+func resourceScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+	p := m.params()
 	if p.URI == nil {
-		return "", nil
+		return "", nil, nil
 	}
-	fixed, tmpl, _ := s.features.findResource(*p.URI)
-	return resourceScopes(*p.URI, fixed, tmpl)
+	return s.features.scopesOf(*p.URI)
 }
 
-// resourceScopes names the resource uri (fixed, or of template tmpl) and
-// its scopes.
-func resourceScopes(uri string, fixed *registeredResource, tmpl *registeredTemplate) (string, []string) {
-	switch {
-	case fixed != nil:
-		return "resource " + strconv.Quote(uri), fixed.Scopes
-	case tmpl != nil:
-		return "resource " + strconv.Quote(uri), tmpl.Scopes
+// completionScopes is the rule of completion/complete: completing a
+// prompt's argument or a template's variable may reveal what they hold, so
+// it needs the same scopes.
+func completionScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+	var ref struct{ Type, Name, URI string }
+	if json.Unmarshal(m.params().Ref, &ref) != nil {
+		return "", nil, nil
 	}
-	return "", nil
+	switch ref.Type {
+	case "ref/prompt":
+		if rp := s.features.prompt(ref.Name); rp != nil {
+			return "prompt " + strconv.Quote(rp.Name), rp.Scopes, nil
+		}
+	case "ref/resource":
+		f := &s.features
+		f.mu.RLock()
+		defer f.mu.RUnlock()
+		if t := f.templateBy[ref.URI]; t != nil {
+			return "resource template " + strconv.Quote(ref.URI), t.Scopes, nil
+		}
+	}
+	return "", nil, nil
+}
+
+// listenScopes is the rule of subscriptions/listen: a stream that hears of
+// changes to resources needs the scopes of every resource it names, as a
+// legacy resources/subscribe does. The target names the resources whose
+// scopes the caller lacks.
+func listenScopes(s *Server, ctx context.Context, m *message) (string, []string, *Error) {
+	f := m.params().Notifications
+	if f == nil {
+		return "", nil, nil
+	}
+	p := PrincipalFromContext(ctx)
+	var targets, all []string
+	for _, uri := range f.ResourceSubscriptions {
+		target, scopes, _ := s.features.scopesOf(uri)
+		if len(scopes) == 0 || p != nil && s.auth != nil && len(s.auth.missing(p, scopes)) == 0 {
+			continue // the target names only what the caller lacks
+		}
+		targets = append(targets, target)
+		for _, sc := range scopes {
+			if !slices.Contains(all, sc) {
+				all = append(all, sc)
+			}
+		}
+	}
+	switch {
+	case len(targets) == 0:
+		return "", nil, nil
+	case len(targets) > 3:
+		return fmt.Sprintf("%s and %d more resources", strings.Join(targets[:3], ", "), len(targets)-3), all, nil
+	}
+	return strings.Join(targets, ", "), all, nil
+}
+
+// authorize checks a request against its method's rule (with
+// Options.Auth): the JSON-RPC error of a principal that lacks the
+// target's scopes, or of a request the rule cannot read; nil otherwise
+// (also when unauthenticated, over stdio).
+func (s *Server) authorize(ctx context.Context, m *methodRow, msg *message) *Error {
+	target, scopes, e := m.auth(s, ctx, msg)
+	if e != nil {
+		return e
+	}
+	return s.scopeError(ctx, target, scopes)
 }
 
 // checkScopes validates the scope tokens a tool, prompt or resource
@@ -172,11 +206,11 @@ func (s *Server) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msg
 		return false
 	}
 	for _, m := range msgs {
-		rule := scopeRules[m.Method]
-		if rule == nil || !m.isRequest() {
+		row := s.row(m.Method)
+		if row == nil || !m.isRequest() {
 			continue
 		}
-		target, scopes := rule(s, m.params())
+		target, scopes, _ := row.auth(s, r.Context(), m) // a rule's error is the method's answer
 		if need := s.auth.missing(p, scopes); len(need) > 0 {
 			s.refuseScope(w, m.ID, p, need, target+" requires scope "+strings.Join(need, " "))
 			return true

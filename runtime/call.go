@@ -153,7 +153,7 @@ func (c *Call) ElicitURL(ctx context.Context, e *Elicitation, message, url strin
 }
 
 func (c *Call) ask(ctx context.Context, key string, params any) (*elicitResult, error) {
-	raw, err := c.peer.request(ctx, key, "elicitation/create", params)
+	raw, err := c.peer.request(ctx, key, methodElicit, params)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (c *Call) CreateMessage(ctx context.Context, req *SamplingRequest) (*Sampli
 	if c.peer.capabilities().Sampling == nil {
 		return nil, &CapabilityError{Capability: "sampling", detail: "sampling"}
 	}
-	raw, err := c.peer.request(ctx, c.key("sampling"), "sampling/createMessage", req)
+	raw, err := c.peer.request(ctx, c.key("sampling"), methodCreateMessage, req)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (c *Call) ListRoots(ctx context.Context) ([]Root, error) {
 	if c.peer.capabilities().Roots == nil {
 		return nil, &CapabilityError{Capability: "roots", detail: "roots"}
 	}
-	raw, err := c.peer.request(ctx, c.key("roots"), "roots/list", struct{}{})
+	raw, err := c.peer.request(ctx, c.key("roots"), methodListRoots, struct{}{})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 		Total         float64         `json:"total,omitempty"`
 		Message       string          `json:"message,omitempty"`
 	}{tok, progress, total, message}
-	return c.peer.notify(ctx, "notifications/progress", p)
+	return c.peer.notify(ctx, methodProgress, p)
 }
 
 // Log sends notifications/message when level passes the client's threshold
@@ -235,7 +235,7 @@ func (c *Call) Log(ctx context.Context, level LogLevel, logger string, data any)
 		Logger string   `json:"logger,omitempty"`
 		Data   any      `json:"data"`
 	}{level, logger, data}
-	return c.peer.notify(ctx, "notifications/message", p)
+	return c.peer.notify(ctx, methodLogMessage, p)
 }
 
 // AddContent appends blocks to the result (after the structured output's text

@@ -8,14 +8,6 @@ import (
 	"time"
 )
 
-// The change notifications the application announces.
-const (
-	methodToolsListChanged     = "notifications/tools/list_changed"
-	methodPromptsListChanged   = "notifications/prompts/list_changed"
-	methodResourcesListChanged = "notifications/resources/list_changed"
-	methodResourceUpdated      = "notifications/resources/updated"
-)
-
 // Bus addresses of change notifications: every replica subscribes to this
 // one (session, topic) pair, which no session ID can take (session IDs are
 // hex).

@@ -3,11 +3,11 @@ package runtime
 // serveNotification handles a client notification of a legacy session.
 func (s *Server) serveNotification(sess *session, msg *message) {
 	switch msg.Method {
-	case "notifications/initialized":
+	case methodInitialized:
 		if err := sess.update(sess.ctx, func(st *SessionState) { st.Initialized = true }); err != nil {
 			s.logger.Warn("saving the session", "session", sess.id, "error", err)
 		}
-	case "notifications/cancelled":
+	case methodCancelled:
 		if id := msg.params().RequestID; validID(id) {
 			sess.cancelInflight(id)
 		}

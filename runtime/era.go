@@ -35,6 +35,13 @@ type request struct {
 // answers for the methods the era lacks.
 type era interface {
 	kind() eraKind
+	// version is the request's protocol version: the session's, or the
+	// 2026-07-28 request's own ("" for an initialize over HTTP, which has
+	// no session yet).
+	version() string
+	// clientCapabilities are what the client declared: in its initialize,
+	// or in the request's _meta.
+	clientCapabilities() ClientCapabilities
 	// openRound prepares one run of a handler that may ask the client
 	// (tools/call): the peer its Call talks through, and the handler state
 	// of earlier rounds. target names what runs (the tool).

@@ -24,6 +24,21 @@ type legacyExchange struct {
 
 func (x *legacyExchange) kind() eraKind { return legacyEra }
 
+func (x *legacyExchange) version() string {
+	if x.sess == nil {
+		return ""
+	}
+	return x.sess.version()
+}
+
+func (x *legacyExchange) clientCapabilities() ClientCapabilities {
+	if x.sess == nil {
+		return ClientCapabilities{}
+	}
+	_, caps := x.sess.snapshot()
+	return caps
+}
+
 // openRound returns the live peer: a question waits for its answer on the
 // call's own stream. There are no rounds to carry state across.
 func (x *legacyExchange) openRound(_ context.Context, rq *request, _ string, _ json.RawMessage) (peer, []byte, *Error) {

@@ -27,7 +27,9 @@ type modernExchange struct {
 	principal string    // key of the request's principal: requestState is bound to it
 }
 
-func (x *modernExchange) kind() eraKind { return modernEra }
+func (x *modernExchange) kind() eraKind                          { return modernEra }
+func (x *modernExchange) version() string                        { return x.meta.ProtocolVersion }
+func (x *modernExchange) clientCapabilities() ClientCapabilities { return x.meta.Capabilities }
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
 // method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the

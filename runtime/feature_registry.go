@@ -111,13 +111,26 @@ func (f *featureRegistry) findResource(uri string) (*registeredResource, *regist
 	return nil, nil, nil
 }
 
+// scopesOf names the resource uri (the fixed one, else of the template
+// that matches it) and its scopes; nothing for a URI no resource has.
+func (f *featureRegistry) scopesOf(uri string) (string, []string, *Error) {
+	fixed, tmpl, _ := f.findResource(uri)
+	switch {
+	case fixed != nil:
+		return "resource " + strconv.Quote(uri), fixed.Scopes, nil
+	case tmpl != nil:
+		return "resource " + strconv.Quote(uri), tmpl.Scopes, nil
+	}
+	return "", nil, nil
+}
+
 // SetListCache sets the 2026-07-28 cache hint of one list's results:
 // method is "tools/list", "prompts/list", "resources/list" or
 // "resources/templates/list". The default is public for one minute (a
 // subscriptions/listen stream hears of changes sooner).
 func (s *Server) SetListCache(method string, h CacheHint) error {
 	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	case methodToolsList, methodPromptsList, methodResourcesList, methodTemplatesList:
 	default:
 		return fmt.Errorf("SetListCache: %q is not a list method", method)
 	}
@@ -163,11 +176,11 @@ func (s *Server) fixedPages(method, key string) [][]byte {
 	}
 	var defs [][]byte
 	switch method {
-	case "prompts/list":
+	case methodPromptsList:
 		for _, p := range f.prompts {
 			defs = append(defs, p.Definition)
 		}
-	case "resources/templates/list":
+	case methodTemplatesList:
 		for _, t := range f.templates {
 			defs = append(defs, t.Definition)
 		}
@@ -245,13 +258,13 @@ func (s *Server) allowedFixedDefs(method string, allow func(scopes []string) boo
 	defer f.mu.RUnlock()
 	var defs [][]byte
 	switch method {
-	case "prompts/list":
+	case methodPromptsList:
 		for _, p := range f.prompts {
 			if allow(p.Scopes) {
 				defs = append(defs, p.Definition)
 			}
 		}
-	case "resources/templates/list":
+	case methodTemplatesList:
 		for _, t := range f.templates {
 			if allow(t.Scopes) {
 				defs = append(defs, t.Definition)

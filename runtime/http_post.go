@@ -48,7 +48,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}
-	if !batch && msgs[0].Method == "initialize" && msgs[0].isRequest() {
+	if !batch && msgs[0].Method == methodInitialize && msgs[0].isRequest() {
 		s.serveInitialize(w, r, msgs[0])
 		return
 	}

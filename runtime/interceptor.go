@@ -191,7 +191,7 @@ func AnswerOutcomeOf(method string, result json.RawMessage, err error) AnswerOut
 	default:
 		return AnswerFailed
 	}
-	if method != "elicitation/create" {
+	if method != methodElicit {
 		return AnswerAnswered
 	}
 	var r struct {

@@ -93,7 +93,7 @@ func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
 			req.SessionID = rq.sess.id
 			req.ProtocolVersion = rq.sess.version()
 		}
-		if rq.method == "initialize" && rq.params.ProtocolVersion != nil {
+		if rq.method == methodInitialize && rq.params.ProtocolVersion != nil {
 			req.ProtocolVersion = *rq.params.ProtocolVersion
 		}
 	}

@@ -137,7 +137,7 @@ func (s *Server) keepAlive(sess *session) {
 		return
 	}
 	id := sess.ids.next()
-	data, _ := encodeRequest(id, "ping", nil)
+	data, _ := encodeRequest(id, methodPing, nil)
 	_ = s.pending.Register(ctx, sess.id, id, func(Answer) {})
 	if !st.q.tryPush(frame{data: data}) {
 		s.pending.Expire(ctx, sess.id, id, false)
@@ -147,6 +147,6 @@ func (s *Server) keepAlive(sess *session) {
 	sess.pingID = id
 	sess.mu.Unlock()
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("session", sess.id),
-		slog.String("method", "ping"), slog.String("id", string(json.RawMessage(id))),
+		slog.String("method", methodPing), slog.String("id", string(json.RawMessage(id))),
 		slog.String("route", routeName(st)), slog.String("outcome", "sent"))
 }

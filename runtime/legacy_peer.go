@@ -146,7 +146,7 @@ var errInputClosed = errors.New("mcpgen: the client closed its input")
 // the route the request took. It waits briefly for room; the session's end
 // stops it.
 func (sess *session) sendCancelled(route *stream, id json.RawMessage, cause error) {
-	data, _ := encodeRequest(nil, "notifications/cancelled", struct {
+	data, _ := encodeRequest(nil, methodCancelled, struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason,omitempty"`
 	}{id, cause.Error()})

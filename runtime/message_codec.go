@@ -207,20 +207,20 @@ func scanEnvelope(raw []byte, m *message) (bad string) {
 // methods the runtime serves.
 func methodName(b []byte) string {
 	switch string(b) {
-	case "tools/call":
-		return "tools/call"
-	case "tools/list":
-		return "tools/list"
-	case "ping":
-		return "ping"
-	case "initialize":
-		return "initialize"
-	case "notifications/initialized":
-		return "notifications/initialized"
-	case "notifications/cancelled":
-		return "notifications/cancelled"
-	case "logging/setLevel":
-		return "logging/setLevel"
+	case methodToolsCall:
+		return methodToolsCall
+	case methodToolsList:
+		return methodToolsList
+	case methodPing:
+		return methodPing
+	case methodInitialize:
+		return methodInitialize
+	case methodInitialized:
+		return methodInitialized
+	case methodCancelled:
+		return methodCancelled
+	case methodSetLevel:
+		return methodSetLevel
 	}
 	return string(b)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 )
 
 // complete answers completion/complete: the completion handler of a
@@ -49,9 +48,6 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 		if rp == nil {
 			return failure(NewError(CodeInvalidParams, "completion/complete: unknown prompt %q", ref.Name))
 		}
-		if e := s.scopeError(ctx, "prompt "+strconv.Quote(rp.Name), rp.Scopes); e != nil {
-			return failure(e)
-		}
 		h = rp.Complete[*arg.Name]
 	case "ref/resource":
 		f := &s.features
@@ -60,9 +56,6 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 		f.mu.RUnlock()
 		switch {
 		case t != nil:
-			if e := s.scopeError(ctx, "resource template "+strconv.Quote(ref.URI), t.Scopes); e != nil {
-				return failure(e)
-			}
 			h = t.Complete[*arg.Name]
 		case r == nil:
 			return failure(NewError(CodeInvalidParams, "completion/complete: unknown resource template %q", ref.URI))

@@ -33,7 +33,7 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      json.RawMessage `json:"serverInfo"`
 		Instructions    string          `json:"instructions,omitempty"`
-	}{st.ProtocolVersion, s.tasks.legacyCapabilities(st.ProtocolVersion), s.serverInfo, s.opts.Instructions}}
+	}{st.ProtocolVersion, s.capabilities(st.ProtocolVersion), s.serverInfo, s.opts.Instructions}}
 }
 
 // negotiate returns the version the session speaks: the client's when the

@@ -54,7 +54,7 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		Notifications subscriptionFilter         `json:"notifications"`
 		Meta          map[string]json.RawMessage `json:"_meta"`
 	}{honoured, tag}
-	if err := rq.out.notify(ctx, "notifications/subscriptions/acknowledged", ack); err != nil {
+	if err := rq.out.notify(ctx, methodAcknowledged, ack); err != nil {
 		return outcome{none: true}
 	}
 	keepAlive := time.NewTicker(listenKeepAlive)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 )
 
 // getPrompt answers prompts/get. An unknown name or a missing required
@@ -25,9 +24,6 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 	rp := s.features.prompt(string(p.Name))
 	if rp == nil {
 		return failure(NewError(CodeInvalidParams, "prompts/get: unknown prompt %q", p.Name))
-	}
-	if e := s.scopeError(ctx, "prompt "+strconv.Quote(rp.Name), rp.Scopes); e != nil {
-		return failure(e)
 	}
 	args, e := rp.arguments(p.Arguments)
 	if e != nil {

@@ -22,13 +22,6 @@ func (s *Server) subscribeResource(ctx context.Context, rq *request) outcome {
 	if uri == nil || *uri == "" {
 		return failure(NewError(CodeInvalidParams, "resources/subscribe: params.uri is required"))
 	}
-	if fixed, tmpl, _ := s.features.findResource(*uri); fixed != nil || tmpl != nil {
-		if target, scopes := resourceScopes(*uri, fixed, tmpl); len(scopes) > 0 {
-			if e := s.scopeError(ctx, target, scopes); e != nil {
-				return failure(e)
-			}
-		}
-	}
 	var full bool
 	err := rq.sess.update(ctx, func(st *SessionState) {
 		switch {

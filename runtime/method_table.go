@@ -3,42 +3,110 @@ package runtime
 import (
 	"context"
 	"net/http"
+	"slices"
 )
 
-// methodTable is every MCP method the runtime serves, each implemented by one
-// function in a file of its own (method_*.go), and the eras that have it. The
-// same function serves legacy sessions over HTTP, 2026-07-28 over HTTP and
-// both eras over stdio; what differs by era reaches it through request.era.
-var methodTable = map[string]methodEntry{
-	"initialize":           {legacyEra, (*Server).initialize},
-	"ping":                 {legacyEra, (*Server).ping},
-	"logging/setLevel":     {legacyEra, (*Server).setLogLevel},
-	"server/discover":      {modernEra, (*Server).discover},
-	"subscriptions/listen": {modernEra, (*Server).listen},
-	"tools/list":           {everyEra, (*Server).listTools},
-	"tools/call":           {everyEra, (*Server).callTool},
-
-	"prompts/list":             {everyEra, (*Server).listPrompts},
-	"prompts/get":              {everyEra, (*Server).getPrompt},
-	"resources/list":           {everyEra, (*Server).listResources},
-	"resources/templates/list": {everyEra, (*Server).listResourceTemplates},
-	"resources/read":           {everyEra, (*Server).readResource},
-	"resources/subscribe":      {legacyEra, (*Server).subscribeResource},
-	"resources/unsubscribe":    {legacyEra, (*Server).unsubscribeResource},
-	"completion/complete":      {everyEra, (*Server).complete},
-
-	"tasks/get":    {everyEra, (*Server).getTask},
-	"tasks/cancel": {everyEra, (*Server).cancelTask},
-	"tasks/result": {legacyEra, (*Server).taskResult},
-	"tasks/list":   {legacyEra, (*Server).listTasks},
-	"tasks/update": {modernEra, (*Server).updateTask},
-}
-
-// methodEntry is one row of the method table.
-type methodEntry struct {
-	eras  eraKind
+// methodRow is everything the runtime knows about one MCP method, in one
+// place: its name, the eras (and, for an extension's method, the protocol
+// versions) that have it, the members of params it reads, the member the
+// 2026-07-28 Mcp-Name header must repeat, how it is authorized, and the one
+// function that serves it. Nothing else in the runtime is keyed by a method
+// name.
+type methodRow struct {
+	name string
+	eras eraKind
+	// versions, when set, are the only protocol versions that have the
+	// method (an extension declared in some versions only).
+	versions []string
+	// params are the members of the params object the method reads
+	// (request_params.go decodes those and _meta, nothing else).
+	params paramSet
+	// nameParam is the member Mcp-Name carries in 2026-07-28 (pName, pURI
+	// or pTaskID), or 0 for none.
+	nameParam paramSet
+	// auth is how a request is authorized: the target it names and the
+	// scopes that target requires (auth_scopes.go), or noScopes. Every row
+	// must decide (method_table_test.go walks the table).
+	auth authRule
+	// serve is the method.
 	serve func(s *Server, ctx context.Context, rq *request) outcome
 }
+
+// authRule names the target of a request and the scopes it requires beyond
+// Auth.Scopes. The HTTP transport refuses a request whose principal lacks
+// them with 403 and a challenge (so the client can step up); serveMethod
+// refuses it with a JSON-RPC error, so no path reaches a handler without
+// them. e is a malformed request the rule cannot read; serveMethod answers
+// it.
+type authRule func(s *Server, ctx context.Context, m *message) (target string, scopes []string, e *Error)
+
+// noScopes is the rule of a method that needs nothing beyond the server's
+// own scopes (lists, which Auth.FilterLists filters per principal; the
+// lifecycle; tasks, which are bound to their creator).
+func noScopes(*Server, context.Context, *message) (string, []string, *Error) { return "", nil, nil }
+
+// coreMethods are the methods of the MCP core. Extensions (the tasks
+// extension among them, task.go) add theirs through addExtension.
+var coreMethods = []methodRow{
+	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, serve: (*Server).initialize},
+	{name: methodPing, eras: legacyEra, auth: noScopes, serve: (*Server).ping},
+	{name: methodSetLevel, eras: legacyEra, params: pLevel, auth: noScopes, serve: (*Server).setLogLevel},
+	{name: methodDiscover, eras: modernEra, auth: noScopes, serve: (*Server).discover},
+	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*Server).listen},
+
+	{name: methodToolsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listTools},
+	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, serve: (*Server).callTool},
+	{name: methodPromptsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listPrompts},
+	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, serve: (*Server).getPrompt},
+	{name: methodResourcesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResources},
+	{name: methodTemplatesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResourceTemplates},
+	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, serve: (*Server).readResource},
+	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*Server).subscribeResource},
+	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*Server).unsubscribeResource},
+	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, serve: (*Server).complete},
+}
+
+// roundParams are the members of a 2026-07-28 retry of a request that may
+// take several rounds.
+const roundParams = pRequestState | pInputResponses
+
+// notificationParams are the members of params the client notifications
+// the runtime acts on carry; notifications have no row.
+var notificationParams = map[string]paramSet{methodCancelled: pRequestID}
+
+// paramsOf returns the members of params decoded for method: a core
+// method's (or notification's) own; for any other (an extension's, or an
+// unknown method) only _meta, since its params are its own business.
+func paramsOf(method string) paramSet {
+	if r := coreIndex[method]; r != nil {
+		return r.params
+	}
+	return notificationParams[method]
+}
+
+// coreIndex is the runtime's own rows by name (the core's and the tasks
+// extension's), for decoding params before a request reaches its server.
+// It is filled in init: the rows' rules decode params, which look the rows
+// up.
+var coreIndex methodTable
+
+func init() { coreIndex = index(append(slices.Clone(coreMethods), taskMethods...)) }
+
+// methodTable is a Server's rows by name: the core methods and those of
+// the extensions added to it. It is replaced, never changed, when an
+// extension is added, so requests read it without a lock.
+type methodTable map[string]*methodRow
+
+func index(rows []methodRow) methodTable {
+	t := make(methodTable, len(rows))
+	for i := range rows {
+		t[rows[i].name] = &rows[i]
+	}
+	return t
+}
+
+// row returns the row of method, or nil.
+func (s *Server) row(method string) *methodRow { return (*s.methods.Load())[method] }
 
 // serve runs one request: through Options.Interceptors when there are any
 // (interceptor_chain.go), which end in serveMethod.
@@ -49,21 +117,29 @@ func (s *Server) serve(ctx context.Context, rq *request) outcome {
 	return s.serveMethod(ctx, rq)
 }
 
-// serveMethod runs one request's method. A method the request's era lacks is
-// -32601 (which 2026-07-28 sends with HTTP 404). Every request counts for
-// graceful shutdown while it runs; once the server is draining, new ones
-// are refused.
+// serveMethod runs one request's method. A method the request's era (or
+// protocol version) lacks is -32601 (which 2026-07-28 sends with HTTP 404).
+// The method's authorization rule is checked before it runs. Every request
+// counts for graceful shutdown while it runs; once the server is draining,
+// new ones are refused.
 func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
-	m, ok := methodTable[rq.method]
+	m := s.row(rq.method)
 	switch {
-	case !ok:
+	case m == nil:
 		return failure(NewError(CodeMethodNotFound, "method not found: %s", rq.method))
 	case m.eras&rq.era.kind() == 0 && m.eras == modernEra:
 		return failure(NewError(CodeMethodNotFound, "method %q is only available in protocol %s", rq.method, Version20260728))
 	case m.eras&rq.era.kind() == 0:
 		return failure(NewError(CodeMethodNotFound, "method %q is not available in protocol %s", rq.method, Version20260728))
+	case m.versions != nil && !slices.Contains(m.versions, rq.era.version()):
+		return failure(NewError(CodeMethodNotFound, "method %q is not available in protocol %s", rq.method, rq.era.version()))
 	case rq.params.err != nil:
 		return outcome{err: rq.params.err, status: http.StatusBadRequest}
+	}
+	if s.auth != nil {
+		if e := s.authorize(ctx, m, rq.msg); e != nil {
+			return failure(e)
+		}
 	}
 	if !s.calls.add() {
 		return outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 )
 
 // callTool answers tools/call. The arguments must be an object (else
@@ -28,9 +27,6 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	s.mu.RUnlock()
 	if t == nil {
 		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", p.Name))
-	}
-	if e := s.scopeError(ctx, "tool "+strconv.Quote(t.Name), t.Scopes); e != nil {
-		return failure(e)
 	}
 	args, e := t.checkArguments(p.Arguments)
 	if e != nil {

@@ -76,7 +76,7 @@ func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
 // report.
 func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
 	p := msg.params()
-	if msg.Method != "tools/call" || p.Name == nil {
+	if msg.Method != methodToolsCall || p.Name == nil {
 		return nil
 	}
 	s.mu.RLock()

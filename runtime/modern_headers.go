@@ -28,9 +28,10 @@ type standardHeaders struct {
 }
 
 // readStandardHeaders checks that the standard headers are present and well
-// encoded (the first check of a 2026-07-28 POST, before _meta). Its error is
+// encoded (the first check of a 2026-07-28 POST, before _meta); nameParam is
+// the member of params Mcp-Name repeats (the method row's). Its error is
 // -32020 HeaderMismatch.
-func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error) {
+func readStandardHeaders(h http.Header, msg *message, nameParam paramSet) (*standardHeaders, *Error) {
 	sh := &standardHeaders{}
 	var ok bool
 	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
@@ -39,7 +40,7 @@ func readStandardHeaders(h http.Header, msg *message) (*standardHeaders, *Error)
 	if sh.method, ok = modernHeader(h, headerMethod); !ok {
 		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
 	}
-	sh.bodyName, sh.bodyNamePresent = msg.params().mcpName(msg.Method)
+	sh.bodyName, sh.bodyNamePresent = msg.params().member(nameParam)
 	if raw, ok := modernHeader(h, headerName); ok {
 		v, err := decodeHeaderValue(raw)
 		if err != nil {

@@ -45,7 +45,11 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		refuse(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer"))
 		return
 	}
-	sh, e := readStandardHeaders(r.Header, msg)
+	var nameParam paramSet
+	if m := s.row(msg.Method); m != nil {
+		nameParam = m.nameParam
+	}
+	sh, e := readStandardHeaders(r.Header, msg, nameParam)
 	if e != nil {
 		refuse(msg.ID, e)
 		return

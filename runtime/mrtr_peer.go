@@ -122,7 +122,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 		return fmt.Errorf("not an object")
 	}
 	switch method {
-	case "elicitation/create":
+	case methodElicit:
 		var r struct {
 			Action  string          `json:"action"`
 			Content json.RawMessage `json:"content"`
@@ -136,7 +136,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 		if len(r.Content) > 0 && string(r.Content) != "null" && !isObjectJSON(r.Content) {
 			return fmt.Errorf("content must be an object")
 		}
-	case "sampling/createMessage":
+	case methodCreateMessage:
 		var r struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -147,7 +147,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 		if r.Role == "" || len(r.Content) == 0 {
 			return fmt.Errorf("role and content are required")
 		}
-	case "roots/list":
+	case methodListRoots:
 		var r struct {
 			Roots []Root `json:"roots"`
 		}

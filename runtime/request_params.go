@@ -43,18 +43,53 @@ type requestParams struct {
 // rawMeta is the params._meta object, each value kept raw.
 type rawMeta map[string]json.RawMessage
 
+// paramSet names members of requestParams: a method's row says which it
+// reads (method_table.go), and only those are decoded, with _meta always.
+type paramSet uint32
+
+const (
+	pName paramSet = 1 << iota
+	pURI
+	pTaskID
+	pCursor
+	pLevel
+	pRequestState
+	pArguments
+	pInputResponses
+	pNotifications
+	pRef
+	pArgument
+	pContext
+	pRequestID
+	pTask
+	pProtocolVersion
+	pCapabilities
+	pClientInfo
+)
+
+// members maps each member's key to its bit.
+var members = map[string]paramSet{
+	"name": pName, "uri": pURI, "taskId": pTaskID, "cursor": pCursor, "level": pLevel,
+	"requestState": pRequestState, "arguments": pArguments, "inputResponses": pInputResponses,
+	"notifications": pNotifications, "ref": pRef, "argument": pArgument, "context": pContext,
+	"requestId": pRequestID, "task": pTask, "protocolVersion": pProtocolVersion,
+	"capabilities": pCapabilities, "clientInfo": pClientInfo,
+}
+
 // params returns the message's params, decoded on first use.
 func (m *message) params() *requestParams {
 	if !m.paramsReady {
 		m.paramsReady = true
-		decodeParams(&m.decoded, m.Params)
+		decodeParams(&m.decoded, m.Params, paramsOf(m.Method))
 	}
 	return &m.decoded
 }
 
-// decodeParams decodes a params object into p (valid JSON from a decoded
-// message; absent or null params are an empty object).
-func decodeParams(p *requestParams, raw json.RawMessage) {
+// decodeParams decodes the members want names, and _meta, of a params
+// object into p (valid JSON from a decoded message; absent or null params
+// are an empty object). Other members are skipped: they are not the
+// method's, so they cannot make its request malformed.
+func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return
@@ -72,6 +107,9 @@ func decodeParams(p *requestParams, raw json.RawMessage) {
 		*dst = &s
 	}
 	eachMember(raw, func(key, v []byte) bool {
+		if members[string(key)]&want == 0 && string(key) != "_meta" {
+			return true
+		}
 		switch string(key) {
 		case "name":
 			if end, esc := scanString(v, 0); end == len(v) && !esc {
@@ -137,20 +175,19 @@ func (p *requestParams) fail(key []byte, want string) {
 	}
 }
 
-// mcpName is the body value that the 2026-07-28 Mcp-Name header must
-// carry: params.name for tools/call and prompts/get, params.uri for
-// resources/read, params.taskId for the tasks methods.
-func (p *requestParams) mcpName(method string) (string, bool) {
+// member returns the string member m (pName, pURI or pTaskID) and whether
+// it is present: the body value the 2026-07-28 Mcp-Name header repeats.
+func (p *requestParams) member(m paramSet) (string, bool) {
 	var v *string
-	switch method {
-	case "tools/call", "prompts/get":
+	switch m {
+	case pName:
 		if p.Name == nil {
 			return "", false
 		}
 		return string(p.Name), true
-	case "resources/read":
+	case pURI:
 		v = p.URI
-	case "tasks/get", "tasks/update", "tasks/cancel":
+	case pTaskID:
 		v = p.TaskID
 	}
 	if v == nil {

@@ -266,6 +266,9 @@ type Server struct {
 
 	icpt *interceptors // Options.Interceptors composed; nil when none
 
+	methods    atomic.Pointer[methodTable] // the core's rows and the extensions' (method_table.go)
+	extensions []*extension                // declared in capabilities.extensions, under mu (extension.go)
+
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
 }
@@ -325,6 +328,11 @@ func NewServer(opts Options) *Server {
 		}
 	}
 	s.tasks = newTaskEngine(s)
+	core := index(coreMethods)
+	s.methods.Store(&core)
+	if err := s.addExtension(s.tasks.extension()); err != nil {
+		panic(err) // the runtime's own rows do not collide
+	}
 	s.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`

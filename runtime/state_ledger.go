@@ -78,7 +78,7 @@ var errStateSpent = errors.New("requestState was already used, and this tool acc
 // singleUse reports whether the requestStates of method on target (a tool,
 // for tools/call) are single-use.
 func (s *Server) singleUse(method, target string) bool {
-	if method != "tools/call" {
+	if method != methodToolsCall {
 		return s.opts.SingleUseState
 	}
 	if s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, target) {

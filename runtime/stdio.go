@@ -123,7 +123,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.reply(m.ID, bad[i])
 		case !c.legacy && s.isModernStdio(m):
 			c.serveModern(m)
-		case m.Method == "initialize" && m.isRequest():
+		case m.Method == methodInitialize && m.isRequest():
 			// In order: the next line must find the session established.
 			c.out.owe(1)
 			s.serveLegacy(ctx, sess, m, c.out, c.establish)

@@ -414,37 +414,33 @@ func taskObject(r *TaskRecord, modern, detailed bool) json.RawMessage {
 // taskTime is the ISO 8601 form of task timestamps.
 const taskTime = "2006-01-02T15:04:05.000Z07:00"
 
-// legacyCapabilities are the server capabilities of an initialize result:
-// with a tool that may run as a task, a 2025-11-25 session also gets
-// capabilities.tasks (list, cancel, task-augmented tools/call).
-func (e *taskEngine) legacyCapabilities(version string) json.RawMessage {
-	if !e.any.Load() || version != Version20251125 {
-		return e.s.serverCapabilities()
-	}
-	return capabilitiesWith(e.s.serverCapabilities(), "tasks", `{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+// taskMethods are the methods of the tasks extension (2026-07-28) and of
+// 2025-11-25's experimental tasks: one row each, serving both where both
+// have it, and every taskEra difference behind rq.era.tasks().
+var taskMethods = []methodRow{
+	{name: methodTasksGet, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*Server).getTask},
+	{name: methodTasksCancel, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*Server).cancelTask},
+	{name: methodTasksResult, eras: legacyEra, params: pTaskID, auth: noScopes, serve: (*Server).taskResult},
+	{name: methodTasksList, eras: legacyEra, params: pCursor, auth: noScopes, serve: (*Server).listTasks},
+	{name: methodTasksUpdate, eras: modernEra, params: pTaskID | pInputResponses, nameParam: pTaskID, auth: noScopes, serve: (*Server).updateTask},
 }
 
-// modernCapabilities are the server/discover capabilities: with a tool
-// that may run as a task, extensions names io.modelcontextprotocol/tasks.
-func (e *taskEngine) modernCapabilities() json.RawMessage {
-	if !e.any.Load() {
-		return e.s.serverCapabilities()
+// extension is the tasks extension as the method table and the
+// capabilities see it: declared (io.modelcontextprotocol/tasks in
+// 2026-07-28, capabilities.tasks in a 2025-11-25 session) once a tool may
+// run as a task.
+func (e *taskEngine) extension() *extension {
+	return &extension{
+		id: extTasks, settings: json.RawMessage("{}"), versions: modernVersions,
+		rows:     taskMethods,
+		declared: e.any.Load,
+		legacyMember: func(version string) (string, json.RawMessage, bool) {
+			if version != Version20251125 || !e.any.Load() {
+				return "", nil, false
+			}
+			return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true
+		},
 	}
-	return capabilitiesWith(e.s.serverCapabilities(), "extensions", `{"`+extTasks+`":{}}`)
-}
-
-// capabilitiesWith returns caps with member key set to the JSON value v.
-func capabilitiesWith(caps json.RawMessage, key, v string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(caps, &m) != nil {
-		return caps
-	}
-	m[key] = json.RawMessage(v)
-	b, err := json.Marshal(m)
-	if err != nil {
-		return caps
-	}
-	return b
 }
 
 func isToolError(result any) bool {

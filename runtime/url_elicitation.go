@@ -153,7 +153,7 @@ func (c *Call) RequireURL(needs ...URLNeed) error {
 	}
 	if mp, ok := c.peer.(*mrtrPeer); ok {
 		for _, n := range needs {
-			mp.require(c.key(n.Elicitation.e.Name), "elicitation/create", n.Elicitation.params(n.Message, n.URL))
+			mp.require(c.key(n.Elicitation.e.Name), methodElicit, n.Elicitation.params(n.Message, n.URL))
 		}
 		return fmt.Errorf("%w: URL elicitation required", ErrInputRequired)
 	}
@@ -218,7 +218,7 @@ var ErrNoCompletion = errors.New("mcpgen: 2026-07-28 has no elicitation completi
 // session's GET stream (through the bus when another replica holds it), or
 // on the stdio connection.
 func (sess *session) completeURL(ctx context.Context, id string) error {
-	data, err := encodeRequest(nil, "notifications/elicitation/complete", struct {
+	data, err := encodeRequest(nil, methodElicitComplete, struct {
 		ElicitationID string `json:"elicitationId"`
 	}{id})
 	if err != nil {

@@ -1,0 +1,308 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// MCP grows through extensions that a server declares in
+// capabilities.extensions (and a client in its own capabilities): the
+// tasks extension, skills, MCP Apps. An extension plugs into the runtime
+// through one seam: AddExtension declares it in the capabilities of the
+// protocol versions it names (initialize in a legacy session,
+// server/discover in 2026-07-28) and adds its methods as rows of the
+// server's method table, each with its authorization rule, served in every
+// era and transport like the core's. Its resources are ordinary resources
+// (AddResource, AddResourceTemplate), and a handler learns whether its
+// client declared an extension from Call.ClientExtension.
+
+// Extension is a protocol extension the server offers.
+type Extension struct {
+	// ID is the extension's identifier, a reverse-DNS prefix and a name
+	// ("io.modelcontextprotocol/skills").
+	ID string
+	// Settings is the extension's value in capabilities.extensions, a JSON
+	// object; nil means {}.
+	Settings json.RawMessage
+	// Versions are the protocol versions whose capabilities declare it;
+	// nil means every version the server speaks.
+	Versions []string
+	// Methods are the JSON-RPC methods it adds.
+	Methods []Method
+}
+
+// Method is one JSON-RPC method an extension adds.
+type Method struct {
+	// Name is the method, e.g. "skills/list"; it must not be a method the
+	// server already has.
+	Name string
+	// Versions are the protocol versions that have the method; nil means
+	// the extension's Versions.
+	Versions []string
+	// Authorize says what a request needs: the target it names (for error
+	// messages) and the OAuth scopes that target requires, checked like a
+	// tool's when the server runs with Options.Auth (403 insufficient_scope
+	// over HTTP, a JSON-RPC error otherwise). It is required: a method that
+	// needs nothing beyond the server's own scopes says so with NoScopes.
+	// An error refuses the request with it (a malformed request, say).
+	// Over HTTP it runs before the request's era is known, so
+	// req.ProtocolVersion may be empty there.
+	Authorize AuthRule
+	// Serve answers a request. An *Error (or an error wrapping one) is
+	// that JSON-RPC error; any other error is an internal error carrying
+	// its text.
+	Serve func(ctx context.Context, req *MethodRequest) (*MethodResult, error)
+}
+
+// AuthRule names the target of a request and the scopes it requires.
+type AuthRule func(ctx context.Context, req *MethodRequest) (target string, scopes []string, err error)
+
+// NoScopes is the AuthRule of a method that needs nothing beyond the
+// server's own scopes (Auth.Scopes).
+func NoScopes(context.Context, *MethodRequest) (string, []string, error) { return "", nil, nil }
+
+// MethodRequest is one request of an extension's method.
+type MethodRequest struct {
+	// Method is the method's name.
+	Method string
+	// Params is the params object as the client sent it ({} when absent).
+	Params json.RawMessage
+	// ProtocolVersion is the request's protocol version: its legacy
+	// session's, or the 2026-07-28 request's own.
+	ProtocolVersion string
+	// Principal is who the request's access token speaks for; nil without
+	// Options.Auth and over stdio.
+	Principal *Principal
+
+	caps ClientCapabilities
+	s    *Server
+}
+
+// ClientExtension returns what the client declared for extension id in
+// its capabilities.extensions (in its initialize in a legacy session, in
+// the request's _meta in 2026-07-28), and whether it declared it.
+func (r *MethodRequest) ClientExtension(id string) (json.RawMessage, bool) {
+	return r.caps.extension(id)
+}
+
+// Allowed reports whether the request's principal holds scopes (always
+// true without Options.Auth, or without a principal).
+func (r *MethodRequest) Allowed(scopes []string) bool {
+	return r.Principal == nil || r.s.auth == nil || len(r.s.auth.missing(r.Principal, scopes)) == 0
+}
+
+// Filtered reports whether lists must hide what the principal may not use
+// (Auth.FilterLists); such lists are cached privately.
+func (r *MethodRequest) Filtered() bool {
+	return r.Principal != nil && r.s.auth != nil && r.s.auth.cfg.FilterLists
+}
+
+// MethodResult is what an extension's method answers.
+type MethodResult struct {
+	// Result is the result object: a json.RawMessage as it is, anything
+	// else encoded with encoding/json.
+	Result any
+	// Cache is the 2026-07-28 cache hint of the result (ttlMs,
+	// cacheScope); nil sends none.
+	Cache *CacheHint
+}
+
+// ClientExtension returns what the call's client declared for extension
+// id in its capabilities.extensions, and whether it declared it: a
+// handler can adapt its result to a host that renders an extension's
+// content (or not).
+func (c *Call) ClientExtension(id string) (json.RawMessage, bool) {
+	return c.peer.capabilities().extension(id)
+}
+
+// extension returns the client's capabilities.extensions[id].
+func (c ClientCapabilities) extension(id string) (json.RawMessage, bool) {
+	if len(c.Raw) == 0 {
+		return nil, false
+	}
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(c.Raw, &caps) != nil {
+		return nil, false
+	}
+	v, ok := caps.Extensions[id]
+	return v, ok
+}
+
+// extension is an Extension as the runtime holds it: its methods as
+// rows, plus the hooks the runtime's own extensions use.
+type extension struct {
+	id       string
+	settings json.RawMessage
+	versions []string
+	rows     []methodRow
+	// declared, when set, says whether the extension is declared now (the
+	// tasks extension is, once a tool may run as a task).
+	declared func() bool
+	// legacyMember, when set, is a capability member of its own that the
+	// extension adds in a legacy session of version (2025-11-25's tasks).
+	legacyMember func(version string) (key string, value json.RawMessage, ok bool)
+}
+
+// AddExtension declares an extension and adds its methods. It is an error
+// to add an extension twice, a method the server already has, or a method
+// without Authorize or Serve.
+func (s *Server) AddExtension(e Extension) error {
+	x, err := e.compile()
+	if err != nil {
+		return err
+	}
+	return s.addExtension(x)
+}
+
+func (e Extension) compile() (*extension, error) {
+	prefix, name, ok := strings.Cut(e.ID, "/")
+	if !ok || prefix == "" || name == "" || strings.ContainsAny(e.ID, " \t\"") {
+		return nil, fmt.Errorf("extension %q: the identifier must be a reverse-DNS prefix and a name, like io.modelcontextprotocol/skills", e.ID)
+	}
+	settings := e.Settings
+	if settings == nil {
+		settings = json.RawMessage("{}")
+	}
+	settings, err := compactJSON(settings)
+	if err != nil || !isObjectJSON(settings) {
+		return nil, fmt.Errorf("extension %q: Settings must be a JSON object", e.ID)
+	}
+	for _, v := range e.Versions {
+		if !slices.Contains(supportedVersions, v) {
+			return nil, fmt.Errorf("extension %q: unknown protocol version %q", e.ID, v)
+		}
+	}
+	x := &extension{id: e.ID, settings: settings, versions: slices.Clone(e.Versions)}
+	for _, m := range e.Methods {
+		switch {
+		case m.Name == "":
+			return nil, fmt.Errorf("extension %q: a method without a name", e.ID)
+		case m.Authorize == nil:
+			return nil, fmt.Errorf("extension %q: method %q has no Authorize rule (NoScopes if it needs no scope)", e.ID, m.Name)
+		case m.Serve == nil:
+			return nil, fmt.Errorf("extension %q: method %q has no Serve function", e.ID, m.Name)
+		}
+		versions := m.Versions
+		if versions == nil {
+			versions = x.versions
+		}
+		for _, v := range versions {
+			if x.versions != nil && !slices.Contains(x.versions, v) {
+				return nil, fmt.Errorf("extension %q: method %q names protocol version %q, which the extension does not", e.ID, m.Name, v)
+			}
+		}
+		x.rows = append(x.rows, m.row(versions))
+	}
+	return x, nil
+}
+
+// row is the method's row: its versions, its rule and its Serve, behind
+// the runtime's framing.
+func (m Method) row(versions []string) methodRow {
+	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions)}
+	r.auth = func(s *Server, ctx context.Context, msg *message) (string, []string, *Error) {
+		target, scopes, err := m.Authorize(ctx, s.methodRequest(ctx, msg, nil))
+		if err != nil {
+			return "", nil, asError(err)
+		}
+		return target, scopes, nil
+	}
+	r.serve = func(s *Server, ctx context.Context, rq *request) outcome {
+		res, err := m.Serve(ctx, s.methodRequest(ctx, rq.msg, rq.era))
+		switch {
+		case err != nil:
+			return failure(asError(err))
+		case res == nil || res.Result == nil:
+			return failure(NewError(CodeInternalError, "%s: the method returned no result", m.Name))
+		}
+		o := outcome{result: res.Result}
+		if res.Cache != nil {
+			c, herr := res.Cache.hint()
+			if herr != nil {
+				return failure(NewError(CodeInternalError, "%s: %v", m.Name, herr))
+			}
+			o.cache = c
+		}
+		return o
+	}
+	return r
+}
+
+// erasOf are the eras of versions (nil: every era).
+func erasOf(versions []string) eraKind {
+	if versions == nil {
+		return everyEra
+	}
+	var k eraKind
+	for _, v := range versions {
+		if isLegacyVersion(v) {
+			k |= legacyEra
+		} else {
+			k |= modernEra
+		}
+	}
+	return k
+}
+
+// asError is err as a JSON-RPC error: an *Error as it is, anything else an
+// internal error with its text.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return NewError(CodeInternalError, "%v", err)
+}
+
+// methodRequest is msg as an extension's method sees it; x is the
+// request's era, nil when the transport authorizes it before the era is
+// known.
+func (s *Server) methodRequest(ctx context.Context, msg *message, x era) *MethodRequest {
+	params := msg.Params
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	r := &MethodRequest{Method: msg.Method, Params: params, Principal: PrincipalFromContext(ctx), s: s}
+	if x != nil {
+		r.ProtocolVersion, r.caps = x.version(), x.clientCapabilities()
+	}
+	return r
+}
+
+// addExtension adds x's rows to the method table (a new table, so that
+// requests read it without a lock) and x to the declared extensions.
+func (s *Server) addExtension(x *extension) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, have := range s.extensions {
+		if have.id == x.id {
+			return fmt.Errorf("extension %q is already added", x.id)
+		}
+	}
+	old := *s.methods.Load()
+	next := make(methodTable, len(old)+len(x.rows))
+	for k, v := range old {
+		next[k] = v
+	}
+	for i := range x.rows {
+		r := &x.rows[i]
+		if next[r.name] != nil {
+			return fmt.Errorf("extension %q: method %q is already served", x.id, r.name)
+		}
+		next[r.name] = r
+	}
+	s.methods.Store(&next)
+	s.extensions = append(s.extensions, x)
+	return nil
+}
+
+// declares reports whether x is declared in the capabilities of version.
+func (x *extension) declares(version string) bool {
+	return (x.versions == nil || slices.Contains(x.versions, version)) && (x.declared == nil || x.declared())
+}

@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestEveryMethodDecidesItsAuthorization walks a server's method table,
+// the core's rows and the tasks extension's: every row names its
+// authorization rule (noScopes is a decision too), and a row's Mcp-Name
+// member is one of the members it reads. A row without a rule fails here,
+// so a method cannot be added without saying how it is authorized.
+func TestEveryMethodDecidesItsAuthorization(t *testing.T) {
+	s := NewServer(Options{})
+	defer s.Close()
+	table := *s.methods.Load()
+	if len(table) != len(coreMethods)+len(taskMethods) {
+		t.Errorf("the table has %d rows, want the %d core and %d task rows", len(table), len(coreMethods), len(taskMethods))
+	}
+	for name, row := range table {
+		switch {
+		case row.name != name:
+			t.Errorf("row %q is filed under %q", row.name, name)
+		case row.auth == nil:
+			t.Errorf("method %q decides nothing about authorization: give its row a rule (noScopes when it needs none)", name)
+		case row.serve == nil:
+			t.Errorf("method %q has no function", name)
+		case row.eras == 0:
+			t.Errorf("method %q is in no era", name)
+		case row.nameParam&row.params != row.nameParam:
+			t.Errorf("method %q: Mcp-Name repeats a member it does not read", name)
+		}
+		if coreIndex[name] != nil && coreIndex[name].params != row.params {
+			t.Errorf("method %q: params decode with another member set than its row's", name)
+		}
+	}
+}
+
+// TestParamsOfOtherMethodsAreNotTheirs: a member another method reads does
+// not make a request malformed, and an extension's params reach it raw.
+func TestParamsOfOtherMethodsAreNotTheirs(t *testing.T) {
+	m, bad := decodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"uri":5,"cursor":"x"}}`))
+	if bad != nil || m.params().err != nil || m.params().URI != nil || m.params().Cursor == nil {
+		t.Errorf("tools/list with a uri of the wrong type: %v %+v", bad, m.params())
+	}
+	m, _ = decodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}`))
+	if e := m.params().err; e == nil || !strings.Contains(e.Message, "params.uri must be a string") {
+		t.Errorf("resources/read with a uri of the wrong type: %v", e)
+	}
+	m, _ = decodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"x.example/get","params":{"name":1,"_meta":{"progressToken":"p"}}}`))
+	if p := m.params(); p.err != nil || p.Name != nil || string(p.ProgressToken) != `"p"` {
+		t.Errorf("an extension's method: %+v", p)
+	}
+}
+
+func TestAddExtensionRefusesWhatIsUndecided(t *testing.T) {
+	serve := func(context.Context, *MethodRequest) (*MethodResult, error) {
+		return &MethodResult{Result: struct{}{}}, nil
+	}
+	for _, tc := range []struct {
+		ext  Extension
+		want string
+	}{
+		{Extension{ID: "noprefix"}, "reverse-DNS prefix"},
+		{Extension{ID: "x.example/a", Settings: json.RawMessage(`[1]`)}, "Settings must be a JSON object"},
+		{Extension{ID: "x.example/a", Versions: []string{"2024-01-01"}}, `unknown protocol version "2024-01-01"`},
+		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Serve: serve}}}, `method "a/b" has no Authorize rule`},
+		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Authorize: NoScopes}}}, `method "a/b" has no Serve function`},
+		{Extension{ID: "x.example/a", Methods: []Method{{Name: "tools/call", Authorize: NoScopes, Serve: serve}}}, `method "tools/call" is already served`},
+		{Extension{ID: extTasks}, "is already added"},
+		{Extension{ID: "x.example/a", Versions: []string{Version20260728}, Methods: []Method{{Name: "a/b", Versions: []string{Version20251125}, Authorize: NoScopes, Serve: serve}}},
+			`names protocol version "2025-11-25", which the extension does not`},
+	} {
+		s := NewServer(Options{})
+		err := s.AddExtension(tc.ext)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want an error saying %q", tc.ext, err, tc.want)
+		}
+		s.Close()
+	}
+}
