@@ -92,6 +92,9 @@ func (g *gen) buildFeatures(m *model) {
 		if ok && d.kind == kindResource {
 			ok = g.ns.claim(ir.uriName(), at, hint)
 		}
+		if ok && d.kind == kindTemplate {
+			ok = g.ns.claim(ir.templateURIName(), at, hint)
+		}
 		var names []string
 		if ir.hasMethod() {
 			names = append(names, ir.method())
@@ -154,6 +157,9 @@ func (g *gen) emitFeature(ft *featureIR) *jen.File {
 	}
 	if ft.hasArgs() {
 		g.emitArgs(f, ft)
+	}
+	if d.kind == kindTemplate {
+		emitTemplateURI(f, ft)
 	}
 	if ft.hasMethod() {
 		g.emitFeatureCall(f, ft)
@@ -477,6 +483,7 @@ func (g *gen) emitFeatureHandler(f *jen.File) {
 	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
 		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
 		jen.Return(call("Principal")))
+	emitNotifyMethods(f, "featureCall")
 }
 
 // registerFeatures is the part of Register that adds the features, in input

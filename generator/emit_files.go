@@ -147,7 +147,7 @@ func (g *gen) emitHandler() *jen.File {
 		"This line fails to compile when the runtime is older than this generated code:",
 		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
 	))
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_2_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_3_0")
 
 	f.Add(comment(g.featureHandlerDoc(
 		"Handler implements the tools of this package, one method per tool. Embed",
@@ -238,6 +238,7 @@ func (g *gen) emitHandler() *jen.File {
 	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
 		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
 		jen.Return(call("Principal")))
+	emitNotifyMethods(f, "toolCall")
 
 	f.Comment("// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.")
 	f.Func().Id("decodeArguments").Params(id("tool").String(), id("args").Qual(jsonPkg, "RawMessage"), id("dst").Any()).Error().Block(

@@ -71,6 +71,7 @@ type Call struct {
 	state []byte         // handler state carried across 2026-07-28 rounds
 
 	principal *Principal // who the request's token speaks for; nil unauthenticated
+	server    *Server    // the server running the call, for the Notify methods (call_notify.go)
 }
 
 // Principal is who the request's access token speaks for (subject, scopes,
@@ -81,10 +82,10 @@ func (c *Call) Principal() *Principal {
 	return c.principal
 }
 
-// newCall returns the handle of one handler run talking through p, with the
-// handler state of earlier rounds.
-func newCall(p peer, state []byte) *Call {
-	return &Call{peer: p, state: state}
+// newCall returns the handle of one handler run of s talking through p, with
+// the handler state of earlier rounds.
+func newCall(s *Server, p peer, state []byte) *Call {
+	return &Call{peer: p, state: state, server: s}
 }
 
 // key returns the next stable question key for base: base, base_2, base_3...

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Outcomes of a server-to-client request that callers branch on with errors.Is.
@@ -107,7 +108,7 @@ func missingCapability(err error) *Error {
 	}
 	return &Error{
 		Code:    CodeMissingCapability,
-		Message: "the client did not declare a capability this request needs: " + err.Error(),
+		Message: strings.TrimPrefix(err.Error(), "mcpgen: "), // err says what is missing; say it once
 		Data: struct {
 			RequiredCapabilities map[string]any `json:"requiredCapabilities"`
 		}{required},

@@ -37,7 +37,7 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	call := newCall(peer, state)
+	call := newCall(s, peer, state)
 	call.principal = PrincipalFromContext(ctx)
 	res, err := runFeatureHandler(s, "prompt", rp.Name, func() (*PromptResult, error) { return rp.Handler(ctx, call, args) })
 	if o, done := rq.era.closeRound(rq, rp.Name, raw, call, err); done {

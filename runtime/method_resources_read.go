@@ -40,7 +40,7 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	call := newCall(peer, state)
+	call := newCall(s, peer, state)
 	call.principal = PrincipalFromContext(ctx)
 	var res *ResourceResult
 	var err error

@@ -43,7 +43,7 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if o, done := s.taskCall(ctx, rq, t, args, peer, state); done {
 		return o
 	}
-	call := newCall(peer, state)
+	call := newCall(s, peer, state)
 	call.intercept(s, ctx)
 	call.principal = PrincipalFromContext(ctx)
 	res, err := s.runHandler(ctx, t, call, args)

@@ -182,8 +182,9 @@ type Options struct {
 	// hold, so that one client cannot take a whole bound from the others.
 	// A caller is the principal of the request's token with Auth; without
 	// it, the legacy session, or for 2026-07-28 the client's network
-	// address (its connection over stdio). 0 means 0.1 (a tenth); 1 lets
-	// one caller take a whole bound. A caller may always hold one.
+	// address (its connection over stdio). CallerShare 0 means 0.1 (a
+	// tenth). At most 1 (one caller may take a whole bound); a caller may
+	// always hold one unit.
 	CallerShare float64
 	// MaxTaskBytes bounds the bytes of the task results this process keeps
 	// (each until its task's TTL passes); a result that does not fit, in

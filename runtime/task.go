@@ -202,7 +202,7 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 		cancel(nil)
 		return nil, err
 	}
-	call := newCall(e.peerOf(rec, lt, p), state)
+	call := newCall(e.s, e.peerOf(rec, lt, p), state)
 	call.principal = from.principal
 	call.intercept(e.s, ctx)
 	e.wg.Add(2)

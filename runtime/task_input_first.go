@@ -99,7 +99,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	hctx, cancel := context.WithCancelCause(withPrincipal(s.baseCtx, from.principal))
 	// Until it is a task, the handler ends with the request.
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	call := newCall(sp, state)
+	call := newCall(s, sp, state)
 	call.principal = from.principal
 	call.intercept(s, ctx)
 	done := make(chan handlerReturn, 1)

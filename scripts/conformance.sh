@@ -15,7 +15,7 @@
 # does not list. The server is stopped on every exit.
 #
 # Usage: bash scripts/conformance.sh [--update-table]
-#   --update-table  also write the table to conformance/TABLE.md (for README.md)
+#   --update-table  also write the table to conformance/TABLE.md (for docs/conformance.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

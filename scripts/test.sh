@@ -2,30 +2,69 @@
 # Runs every test of the repository, the way CI does: the Go tests of every
 # module under -race, every fuzz target for 10s, the generated-code drift check, the official conformance
 # suite, real client SDKs against a generated server, and the benchmark smoke
-# run. Each part installs what it needs. Prints one line per part and a final
-# "N passed, N failed" line; exits non-zero when any part fails.
+# run. Each part installs what it needs (npm packages, and redis-server with
+# apt-get, which needs root), so it needs the package registries.
+#
+# Prints a line when each stage starts, a progress line every 30s while one
+# runs, and its time when it ends; then a "N passed, N failed" line. Exits
+# non-zero when any stage fails. 8 to 10 minutes on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+# heartbeat is the interval of the progress lines of a running stage.
+heartbeat=${TEST_HEARTBEAT:-30}
+
 passed=0
 failed=0
 failures=()
+stages=()
+script_start=$(date +%s)
+beat_pid=""
+trap '[ -n "$beat_pid" ] && kill "$beat_pid" 2>/dev/null' EXIT
 
+# duration SECONDS: "75s" or "1m15s".
+duration() {
+	local s=$1
+	if [ "$s" -ge 60 ]; then echo "$((s / 60))m$((s % 60))s"; else echo "${s}s"; fi
+}
+
+# part NAME COMMAND...: one stage. While it runs, a line every $heartbeat
+# seconds says it still does, so that a silent stretch (a package's tests,
+# a Redis restart) does not look like a hang.
 part() {
 	local name=$1
 	shift
+	local start
+	start=$(date +%s)
 	echo
-	echo "=== $name"
-	local start=$SECONDS
-	if "$@"; then
+	echo "=== $name (started at $(duration $((start - script_start))))"
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep "$heartbeat" &
+			nap=$!
+			wait "$nap"
+			echo "    ... $name: still running, $(duration $(($(date +%s) - start)))"
+		done
+	) 2>/dev/null &
+	beat_pid=$!
+	local status=0
+	"$@" || status=$?
+	kill "$beat_pid" 2>/dev/null
+	wait "$beat_pid" 2>/dev/null
+	beat_pid=""
+	local took
+	took=$(duration $(($(date +%s) - start)))
+	if [ "$status" -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "--- ok   $name ($((SECONDS - start))s)"
+		echo "--- ok   $name ($took)"
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		echo "--- FAIL $name ($((SECONDS - start))s)"
+		echo "--- FAIL $name ($took)"
 	fi
+	stages+=("$(printf '%-8s %s' "$took" "$name")")
 }
 
 gofmt_clean() {
@@ -34,9 +73,18 @@ gofmt_clean() {
 	[ -z "$out" ] || { echo "gofmt would change:"; echo "$out"; return 1; }
 }
 
-go_module() { # go_module DIR: vet and test one module under -race
-	(cd "$1" && go vet ./... && go test -race -count=1 -timeout 20m ./...)
+go_module() { # go_module DIR: vet and test one module under -race; go test prints a line per package
+	(
+		cd "$1" || exit 1
+		echo "go vet ./..."
+		go vet ./... || exit 1
+		echo "go test -race ./... (a line per package as it finishes; the slowest take a minute or more)"
+		go test -race -count=1 -timeout 20m ./...
+	)
 }
+
+echo "scripts/test.sh: 8 to 10 minutes on 2 cores. A stage passes or fails as a whole: lines"
+echo "inside one that read \"note (the SDK's own log, no call failed)\" are what a client SDK logged, explained."
 
 part "gofmt" gofmt_clean
 part "go test (main module)" go_module "$root"
@@ -55,6 +103,8 @@ part "benchmark smoke run" bash bench/smoke.sh
 [ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh
 
 echo
+echo "stage times:"
+for s in "${stages[@]}"; do echo "  $s"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed in $(duration $(($(date +%s) - script_start)))"
 [ "$failed" -eq 0 ]

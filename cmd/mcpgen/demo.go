@@ -28,6 +28,10 @@ import (
 // listens, followed by the endpoint's URL.
 const servingPrefix = "serving MCP over Streamable HTTP at "
 
+// scriptEnd is the demo's last line while it serves: a bash comment, so that
+// pasting the curl script to the end of the output runs nothing else.
+const scriptEnd = "# (the demo serves until Ctrl-C)"
+
 func newDemoCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
@@ -180,12 +184,14 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 		keepHint = ""
 	}
 	fmt.Fprintf(stdout, "\nA desktop MCP client starts the same server over stdio with this configuration%s:\n\n%s\n", keepHint, cfg)
-	fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (steps 3 and 4: the elicitation round trip, in a session and for a 2026-07-28 client):\n\n%s\n", script)
 	if o.exit {
+		fmt.Fprintf(stdout, "\nCall it with curl; paste into bash (steps 3 and 4: the elicitation round trip, in a session and for a 2026-07-28 client):\n\n%s\n", script)
 		fmt.Fprintln(stdout, "Stopping (--exit).")
 		return stopAndWait()
 	}
-	fmt.Fprintln(stdout, "Press Ctrl-C to stop.")
+	// Everything after the header is for bash, the last line included, so
+	// that pasting to the end of the output runs nothing but the script.
+	fmt.Fprintf(stdout, "\nPress Ctrl-C to stop the demo. Call it with curl; paste into bash (steps 3 and 4: the elicitation round trip, in a session and for a 2026-07-28 client):\n\n%s%s\n", script, scriptEnd)
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(stdout, "\nStopping.")

@@ -49,26 +49,31 @@ func TestDemoCurlWalkthrough(t *testing.T) {
 	if err := demo.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The script is everything after its header, to the end of what the
+	// demo prints while it serves: what a user pastes when they select to
+	// the end of the output.
+	stuck := time.AfterFunc(3*time.Minute, func() { demo.Process.Kill() }) // the end line never came
 	lines := bufio.NewScanner(out)
 	var printed, script strings.Builder
 	inScript := false
 	for lines.Scan() {
 		line := lines.Text()
 		printed.WriteString(line + "\n")
-		if line == "Press Ctrl-C to stop." {
-			break
-		}
 		if inScript {
 			script.WriteString(line + "\n")
 		}
-		if strings.HasPrefix(line, "Call it with curl") {
+		if strings.Contains(line, "Call it with curl; paste into bash") {
 			inScript = true
 		}
+		if line == scriptEnd {
+			break
+		}
 	}
-	if script.Len() == 0 {
+	stuck.Stop()
+	if script.Len() == 0 || !strings.HasSuffix(script.String(), scriptEnd+"\n") {
 		demo.Process.Kill()
 		demo.Wait()
-		t.Fatalf("the demo printed no curl walkthrough:\n%s\nstderr:\n%s", printed.String(), logs.String())
+		t.Fatalf("the demo printed no curl walkthrough ending with %q:\n%s\nstderr:\n%s", scriptEnd, printed.String(), logs.String())
 	}
 	project := projectLine(printed.String())
 	if _, err := os.Stat(filepath.Join(project, "go.mod")); err != nil {
@@ -82,6 +87,9 @@ func TestDemoCurlWalkthrough(t *testing.T) {
 	got, err := bash.CombinedOutput()
 	if err != nil {
 		t.Errorf("the curl walkthrough failed: %v\n%s", err, got)
+	}
+	if bytes.Contains(got, []byte("command not found")) {
+		t.Errorf("pasting the demo's output after the script's header runs something that is not the script:\n%s", got)
 	}
 	for _, want := range []string{`"replaced":false`, `"method":"elicitation/create"`, `Deleted \"welcome\"`, `"resultType":"input_required"`, `Deleted \"groceries\"`} {
 		if !bytes.Contains(got, []byte(want)) {

@@ -24,22 +24,29 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 	var check bool
 	cmd := &cobra.Command{
 		Use:   "generate [flags] INPUT...",
-		Short: "Generate a Go package from tool and elicitation JSON files and skill folders",
+		Short: "Generate a Go package from tool, elicitation, prompt and resource JSON files and skill folders",
 		Long: `generate reads JSON inputs (files, or folders of *.json files) and skill folders
 (a folder holding a SKILL.md, or a folder of them) and writes one Go package
-into -o: mcpgen_handler.go, mcpgen_<tool>_tool.go per tool,
-mcpgen_<elicitation>_elicitation.go per elicitation and mcpgen_<skill>_skill.go
-per skill, which embeds the skill's files (so a skill folder must lie inside
-the -o folder). Inside a Go module it also writes the package's typed test
-client, <package>test/mcpgen_client.go (see package
-github.com/mcpgen/mcpgen/mcptest). A file holds a tool, an
-array of tools, a tools/list result {"tools": [...]} (or the whole JSON-RPC
-response holding it), or an elicitation ({"name", "description", "mode":
-"form"|"url", "message"?, "requestedSchema"}). tools/list lists the tools in
-the order of the input files (folders in name order).
+into -o. Each JSON input holds, as its list method returns it (alone, in an
+array, as the list result or as the whole JSON-RPC response):
+
+  a tool               {"name", "inputSchema", ...}          -> mcpgen_<name>_tool.go
+  an elicitation       {"name", "mode": "form"|"url", ...}   -> mcpgen_<name>_elicitation.go
+  a prompt             {"name", "arguments": [...], ...}     -> mcpgen_<name>_prompt.go
+  a resource           {"uri", "name", ...}                  -> mcpgen_<name>_resource.go
+  a resource template  {"uriTemplate", "name", ...}          -> mcpgen_<name>_template.go
+
+A skill folder becomes mcpgen_<skill>_skill.go, which embeds the skill's files
+(so a skill folder must lie inside the -o folder). mcpgen_handler.go holds the
+Handler interface and Register, and inside a Go module the package's typed test
+client is written to <package>test/mcpgen_client.go (see package
+github.com/mcpgen/mcpgen/mcptest). tools/list lists the tools in the order of
+the input files (folders in name order).
 
 Only files whose bytes change are written; mcpgen files that are no longer
-generated are removed; other files are never touched. When an input is bad,
+generated are removed; other files are never touched. When a handler type of
+the folder (one asserted with var _ Handler = (*T)(nil)) lacks methods of the
+new Handler, every one is printed with its signature, ready to paste. When an input is bad,
 every problem is printed as file:LINE:COL: /json/pointer: message and nothing
 is written. With --check nothing is written either: the exit code is 1 and a
 unified diff is printed when the folder differs from what would be generated,
@@ -100,18 +107,28 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 		return err
 	}
 	if check {
+		if holdsNone(out, res.Files) {
+			// Most likely the wrong folder: a diff would list every file as
+			// new, in the package of whatever else is there.
+			fmt.Fprintln(stderr, wrongFolderMessage(out, len(res.Files)))
+			return errReported
+		}
 		diff, err := checkDiff(out, res.Files, stale)
 		if err != nil {
 			return err
 		}
 		if diff != "" {
 			fmt.Fprint(stdout, diff)
-			fmt.Fprintln(stderr, checkMessage(out, inputs, res.Files))
+			fmt.Fprintln(stderr, checkMessage(out, inputs))
 			return errReported
 		}
 		return nil
 	}
-	return write(out, res.Files, stale)
+	if err := write(out, res.Files, stale); err != nil {
+		return err
+	}
+	reportMissingMethods(out, res.Files, stderr)
+	return nil
 }
 
 // defaultPackage is the package of the Go files already in dir, or else the
@@ -265,28 +282,37 @@ func write(dir string, files map[string][]byte, stale []string) error {
 	return nil
 }
 
-// checkMessage says where --check compared and how to regenerate: with
-// go generate when a //go:generate line of the folder runs mcpgen, with go
-// tool mcpgen when the module pins it as a tool, else with mcpgen itself. A
-// folder holding none of the files is most likely the wrong folder, and it
-// says so instead of reporting every file as new without comment.
-func checkMessage(out string, inputs []string, files map[string][]byte) string {
-	where := out
-	if abs, err := filepath.Abs(out); err == nil {
-		where = abs
-	}
-	present := 0
+// holdsNone reports whether dir holds none of the generated files.
+func holdsNone(dir string, files map[string][]byte) bool {
 	for name := range files {
-		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
-			present++
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return false
 		}
 	}
-	if present == 0 {
-		return fmt.Sprintf("mcpgen: compared with %s, which holds none of the %d generated files, so every file shows as new; "+
-			"run --check from the folder of the generated package (where its //go:generate line is), or point -o at it", where, len(files))
-	}
+	return true
+}
+
+// wrongFolderMessage is what --check says instead of a diff when the folder
+// holds none of the n generated files.
+func wrongFolderMessage(out string, n int) string {
+	return fmt.Sprintf("mcpgen: %s holds none of the %d generated files, so it is most likely not the folder of the generated package; "+
+		"run --check from that folder (where its //go:generate line is), or point -o at it", absolute(out), n)
+}
+
+// checkMessage says where --check compared and how to regenerate: with go
+// generate when a //go:generate line of the folder runs mcpgen, with go
+// tool mcpgen when the module pins it as a tool, else with mcpgen itself.
+func checkMessage(out string, inputs []string) string {
 	return fmt.Sprintf("mcpgen: %s is not up to date with its inputs (%s); regenerate with %s",
-		where, strings.Join(inputs, " "), regenerateCommand(out, inputs))
+		absolute(out), strings.Join(inputs, " "), regenerateCommand(out, inputs))
+}
+
+// absolute is dir as an absolute path when it can be made one.
+func absolute(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // regenerateCommand is the command that regenerates the package in out.

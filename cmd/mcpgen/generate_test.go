@@ -201,9 +201,9 @@ func TestCheckSaysWhereAndHow(t *testing.T) {
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "files")
 	writeInputs(t, in, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
 
-	code, _, stderr := run(t, "generate", "--check", "-o", out, "-package", "files", in)
-	if code != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, out) {
-		t.Fatalf("--check of an empty folder: exit %d: %s", code, stderr)
+	code, stdout, stderr := run(t, "generate", "--check", "-o", out, "-package", "files", in)
+	if code != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, out) || stdout != "" {
+		t.Fatalf("--check of an empty folder: exit %d: %s\nstdout:\n%s", code, stderr, stdout)
 	}
 
 	if code, _, stderr := run(t, "generate", "-o", out, "-package", "files", in); code != 0 {
@@ -221,5 +221,70 @@ func TestCheckSaysWhereAndHow(t *testing.T) {
 	code, _, stderr = run(t, "generate", "--check", "-o", out, in)
 	if code != 1 || !strings.Contains(stderr, "`go generate ./...` in "+out+" (the //go:generate line of files.go)") {
 		t.Fatalf("--check in a folder with a //go:generate line: exit %d: %s", code, stderr)
+	}
+}
+
+// TestGenerateHelpNamesEveryKindOfInput: generate --help names every kind
+// of file generate writes (tools, forms, prompts, resources, templates), so
+// that its help tells which inputs it takes.
+func TestGenerateHelpNamesEveryKindOfInput(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	writeInputs(t, in, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
+	for _, name := range []string{"a_tools.json", "b_prompts.json", "c_resources.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "features-with-tools", "input", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeInputs(t, in, map[string]string{name: string(data)})
+	}
+	if code, _, stderr := run(t, "generate", "-o", out, "-package", "kinds", in); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	code, help, _ := run(t, "generate", "--help")
+	if code != 0 {
+		t.Fatalf("generate --help: exit %d", code)
+	}
+	kinds := map[string]bool{}
+	for _, name := range listDir(t, out) {
+		if name == "mcpgen_handler.go" {
+			continue
+		}
+		kinds[name[strings.LastIndex(name, "_"):]] = true
+	}
+	if len(kinds) != 5 {
+		t.Fatalf("the inputs made %d kinds of file, want 5 (tool, elicitation, prompt, resource, template): %v", len(kinds), kinds)
+	}
+	for kind := range kinds {
+		if !strings.Contains(help, "mcpgen_<name>"+kind) {
+			t.Errorf("generate --help does not name the mcpgen_<name>%s files it writes:\n%s", kind, help)
+		}
+	}
+	if !strings.Contains(help, "mcpgen_handler.go") {
+		t.Errorf("generate --help does not name mcpgen_handler.go:\n%s", help)
+	}
+}
+
+// TestCheckFromTheModuleRootGivesOnlyTheHint: --check run from a project's
+// module root (main.go, package main) instead of the generated package's
+// folder prints the one-line hint, not a diff of every file as new.
+func TestCheckFromTheModuleRootGivesOnlyTheHint(t *testing.T) {
+	root := t.TempDir()
+	schemas := filepath.Join(root, "notes", "schemas")
+	if err := os.MkdirAll(schemas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeInputs(t, schemas, map[string]string{"tool.json": toolJSON, "confirm.json": formJSON})
+	writeInputs(t, root, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	t.Chdir(root)
+
+	code, stdout, stderr := run(t, "generate", "--check", "./notes/schemas")
+	if code != 1 {
+		t.Fatalf("--check from the module root: exit %d, want 1\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("--check from the module root printed a diff (%d lines) before its hint:\n%.300s", strings.Count(stdout, "\n"), stdout)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, "holds none of the 3 generated files") || !strings.Contains(stderr, "run --check from that folder") {
+		t.Errorf("--check from the module root should print its one-line hint, got:\n%s", stderr)
 	}
 }

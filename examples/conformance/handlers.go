@@ -19,15 +19,14 @@ import (
 type handler struct {
 	fixtures.UnimplementedHandler
 
-	server *runtime.Server
-	png    []byte
-	wav    []byte
+	png []byte
+	wav []byte
 }
 
 var _ fixtures.Handler = (*handler)(nil)
 
-func newHandler(s *runtime.Server) *handler {
-	return &handler{server: s, png: redPixelPNG(), wav: silentWAV()}
+func newHandler() *handler {
+	return &handler{png: redPixelPNG(), wav: silentWAV()}
 }
 
 // logger is the logger name of every notifications/message the fixtures send.
@@ -148,7 +147,7 @@ func (h *handler) TestLoggingTool(ctx context.Context, call fixtures.TestLogging
 }
 
 func (h *handler) TestTriggerToolChange(ctx context.Context, call fixtures.TestTriggerToolChangeCall, in fixtures.TestTriggerToolChangeInput) ([]runtime.Content, error) {
-	h.server.NotifyToolListChanged()
+	call.NotifyToolListChanged()
 	return []runtime.Content{runtime.Text("Mutation triggered")}, nil
 }
 

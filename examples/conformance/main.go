@@ -83,7 +83,7 @@ func newServer(logger *slog.Logger) (*runtime.Server, error) {
 		// round and only then becomes a task (tasks-mrtr-composition).
 		InputBeforeTask: []string{"test_tool_with_task"},
 	})
-	h := newHandler(s)
+	h := newHandler()
 	if err := fixtures.Register(s, h); err != nil {
 		return nil, err
 	}

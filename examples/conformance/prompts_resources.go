@@ -108,7 +108,7 @@ func completeFrom(values ...string) runtime.CompletionHandler {
 
 // TestTriggerPromptChange announces a prompt list change, for the 2026-07-28
 // listen checks of server-stateless.
-func (h *handler) TestTriggerPromptChange(context.Context, fixtures.TestTriggerPromptChangeCall, fixtures.TestTriggerPromptChangeInput) ([]runtime.Content, error) {
-	h.server.NotifyPromptListChanged()
+func (h *handler) TestTriggerPromptChange(ctx context.Context, call fixtures.TestTriggerPromptChangeCall, in fixtures.TestTriggerPromptChangeInput) ([]runtime.Content, error) {
+	call.NotifyPromptListChanged()
 	return []runtime.Content{runtime.Text("Mutation triggered")}, nil
 }

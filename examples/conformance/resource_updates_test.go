@@ -8,7 +8,12 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/examples/conformance/fixtures"
 )
+
+// watchedResource is the resource test_trigger_resource_update announces.
+const watchedResource = fixtures.WatchedResourceResourceURI
 
 // interopTools are the diagnostic tools beyond the suite's that the
 // real-client interop checks (interop/) call.

@@ -20,6 +20,13 @@ type NoteParams struct {
 	Title string
 }
 
+// NoteTemplateURI is the URI that p names in URI template notes://{title}: the uri that
+// ReadNote receives for it, and the one to pass to NotifyResourceUpdated when that resource
+// changes.
+func NoteTemplateURI(p NoteParams) string {
+	return runtime.ExpandURITemplate("notes://{title}", runtime.URIVars{"title": {p.Title}})
+}
+
 // NoteTemplateCall is the handle of one resources/read of resource template notes://{title}:
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.

@@ -21,6 +21,13 @@ type ForecastParams struct {
 	City string
 }
 
+// ForecastTemplateURI is the URI that p names in URI template weather://forecast/{city}: the
+// uri that ReadForecast receives for it, and the one to pass to NotifyResourceUpdated when
+// that resource changes.
+func ForecastTemplateURI(p ForecastParams) string {
+	return runtime.ExpandURITemplate("weather://forecast/{city}", runtime.URIVars{"city": {p.City}})
+}
+
 // ForecastTemplateCall is the handle of one resources/read of resource template
 // weather://forecast/{city}: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.

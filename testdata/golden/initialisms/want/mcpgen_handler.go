@@ -13,7 +13,7 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_2_0
+const _ = runtime.IsAtLeastVersion0_3_0
 
 // Handler implements the tools of this package, one method per tool. Embed
 // UnimplementedHandler in your implementation so that tools added later do not
@@ -91,6 +91,27 @@ func (c toolCall) SetState(b []byte) {
 // Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).
 func (c toolCall) Principal() *runtime.Principal {
 	return c.call.Principal()
+}
+
+// NotifyResourceUpdated tells the clients subscribed to uri that it changed; a template's
+// <Name>TemplateURI function builds the uri from its params.
+func (c toolCall) NotifyResourceUpdated(uri string) {
+	c.call.NotifyResourceUpdated(uri)
+}
+
+// NotifyResourceListChanged tells every client that the resource list changed.
+func (c toolCall) NotifyResourceListChanged() {
+	c.call.NotifyResourceListChanged()
+}
+
+// NotifyPromptListChanged tells every client that the prompt list changed.
+func (c toolCall) NotifyPromptListChanged() {
+	c.call.NotifyPromptListChanged()
+}
+
+// NotifyToolListChanged tells every client that the tool list changed.
+func (c toolCall) NotifyToolListChanged() {
+	c.call.NotifyToolListChanged()
 }
 
 // decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.

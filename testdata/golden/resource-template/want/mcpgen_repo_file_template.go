@@ -31,6 +31,24 @@ type RepoFileParams struct {
 	Lines *string
 }
 
+// RepoFileTemplateURI is the URI that p names in URI template
+// repo://{owner}/{repo}/blob{/path*}{?ref,lines}: the uri that ReadRepoFile receives for it,
+// and the one to pass to NotifyResourceUpdated when that resource changes.
+func RepoFileTemplateURI(p RepoFileParams) string {
+	vars := runtime.URIVars{
+		"owner": {p.Owner},
+		"path":  p.Path,
+		"repo":  {p.Repo},
+	}
+	if p.Ref != nil {
+		vars["ref"] = []string{*p.Ref}
+	}
+	if p.Lines != nil {
+		vars["lines"] = []string{*p.Lines}
+	}
+	return runtime.ExpandURITemplate("repo://{owner}/{repo}/blob{/path*}{?ref,lines}", vars)
+}
+
 // RepoFileTemplateCall is the handle of one resources/read of resource template
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}: progress, logging, sampling, roots, and the
 // elicitations it declares. Asking for an elicitation it does not declare is a compile error.

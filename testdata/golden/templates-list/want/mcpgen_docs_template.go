@@ -20,6 +20,13 @@ type DocsParams struct {
 	Path string
 }
 
+// DocsTemplateURI is the URI that p names in URI template docs://{+path}: the uri that
+// ReadDocs receives for it, and the one to pass to NotifyResourceUpdated when that resource
+// changes.
+func DocsTemplateURI(p DocsParams) string {
+	return runtime.ExpandURITemplate("docs://{+path}", runtime.URIVars{"path": {p.Path}})
+}
+
 // DocsTemplateCall is the handle of one resources/read of resource template docs://{+path}:
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.

@@ -21,6 +21,13 @@ type TemplateParams struct {
 	ID string
 }
 
+// TemplateTemplateURI is the URI that p names in URI template test://template/{id}/data: the
+// uri that ReadTemplate receives for it, and the one to pass to NotifyResourceUpdated when
+// that resource changes.
+func TemplateTemplateURI(p TemplateParams) string {
+	return runtime.ExpandURITemplate("test://template/{id}/data", runtime.URIVars{"id": {p.ID}})
+}
+
 // TemplateTemplateCall is the handle of one resources/read of resource template
 // test://template/{id}/data: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.

@@ -23,6 +23,17 @@ type WeatherParams struct {
 	Format *string
 }
 
+// WeatherTemplateURI is the URI that p names in URI template weather://{city}{.format}: the
+// uri that ReadWeather receives for it, and the one to pass to NotifyResourceUpdated when that
+// resource changes.
+func WeatherTemplateURI(p WeatherParams) string {
+	vars := runtime.URIVars{"city": {p.City}}
+	if p.Format != nil {
+		vars["format"] = []string{*p.Format}
+	}
+	return runtime.ExpandURITemplate("weather://{city}{.format}", vars)
+}
+
 // WeatherTemplateCall is the handle of one resources/read of resource template
 // weather://{city}{.format}: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.

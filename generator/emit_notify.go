@@ -1,0 +1,74 @@
+package generator
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// Handlers announce changes (a resource they updated, a list that grew)
+// through their call handles, which forward to the runtime's Call, and name
+// a template's resource with the typed URI function of the template.
+
+// emitNotifyMethods writes the change announcements of the call handle type
+// recv (toolCall or featureCall).
+func emitNotifyMethods(f *jen.File, recv string) {
+	f.Add(comment(
+		"NotifyResourceUpdated tells the clients subscribed to uri that it changed; a template's",
+		"<Name>TemplateURI function builds the uri from its params.",
+	))
+	f.Func().Params(jen.Id("c").Id(recv)).Id("NotifyResourceUpdated").Params(jen.Id("uri").String()).Block(
+		jen.Id("c").Dot("call").Dot("NotifyResourceUpdated").Call(jen.Id("uri")))
+	for _, m := range []struct{ name, doc string }{
+		{"NotifyResourceListChanged", "NotifyResourceListChanged tells every client that the resource list changed."},
+		{"NotifyPromptListChanged", "NotifyPromptListChanged tells every client that the prompt list changed."},
+		{"NotifyToolListChanged", "NotifyToolListChanged tells every client that the tool list changed."},
+	} {
+		f.Comment("// " + m.doc)
+		f.Func().Params(jen.Id("c").Id(recv)).Id(m.name).Params().Block(jen.Id("c").Dot("call").Dot(m.name).Call())
+	}
+}
+
+// templateURIName is the function that builds the URI of a template's
+// resource from its params.
+func (f *featureIR) templateURIName() string { return f.goName + "TemplateURI" }
+
+// emitTemplateURI writes the function that expands a template with its
+// params: the URI resources/read of that resource receives, and the one to
+// announce when it changes.
+func emitTemplateURI(f *jen.File, ft *featureIR) {
+	d := ft.def
+	f.Add(comment(
+		fmt.Sprintf("%s is the URI that p names in URI template %s: the uri that %s receives for "+
+			"it, and the one to pass to NotifyResourceUpdated when that resource changes.", ft.templateURIName(), d.key, ft.method()),
+	))
+	vars := jen.Qual(runtimePkg, "URIVars").Values(jen.DictFunc(func(dict jen.Dict) {
+		for _, a := range d.args {
+			switch {
+			case a.list:
+				dict[jen.Lit(a.name)] = jen.Id("p").Dot(a.goName)
+			case a.required:
+				dict[jen.Lit(a.name)] = jen.Values(jen.Id("p").Dot(a.goName))
+			}
+		}
+	}))
+	var body []jen.Code
+	optional := false
+	for _, a := range d.args {
+		optional = optional || !a.list && !a.required
+	}
+	if optional {
+		body = append(body, jen.Id("vars").Op(":=").Add(vars))
+		for _, a := range d.args {
+			if a.list || a.required {
+				continue
+			}
+			body = append(body, jen.If(jen.Id("p").Dot(a.goName).Op("!=").Nil()).Block(
+				jen.Id("vars").Index(jen.Lit(a.name)).Op("=").Index().String().Values(jen.Op("*").Id("p").Dot(a.goName)),
+			))
+		}
+		vars = jen.Id("vars")
+	}
+	body = append(body, jen.Return(jen.Qual(runtimePkg, "ExpandURITemplate").Call(jen.Lit(d.key), vars)))
+	f.Func().Id(ft.templateURIName()).Params(jen.Id("p").Id(ft.argsName())).String().Block(body...)
+}
