@@ -19,7 +19,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID})
 		return
 	}
-	version, ok := versionHeaderOK(r)
+	version, ok := s.versionHeaderOK(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,11 +28,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.originAllowed(r) {
-		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: origin not allowed"})
+		o := headerText(r.Header.Get("Origin"))
+		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: Origin " + o +
+			" is not allowed: a browser page of another origin must not reach this server; to admit this one, add " + o + " to Options.AllowedOrigins"})
 		return
 	}
 	if !s.hostAllowed(r) {
-		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: host not allowed"})
+		h := headerText(r.Host)
+		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: Host " + h +
+			" reached this server on a loopback address, which only loopback names may (DNS-rebinding protection); behind a reverse proxy that passes the client's Host on, add " +
+			h + " to Options.AllowedHosts"})
 		return
 	}
 	if s.auth != nil {
@@ -94,6 +100,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) []byte {
 		return nil
 	}
 	return body
+}
+
+// headerText quotes a header value for a refusal, cut to 100 bytes: enough
+// to recognise, too little to carry anything else.
+func headerText(v string) string {
+	if len(v) > 100 {
+		v = v[:100] + "..."
+	}
+	return strconv.Quote(v)
 }
 
 // originAllowed is the Origin check: absent, loopback, or listed.
@@ -170,13 +185,13 @@ func isJSONContentType(r *http.Request) bool {
 }
 
 // versionHeaderOK checks MCP-Protocol-Version: absent means 2025-03-26;
-// present, it must be a version the runtime speaks.
-func versionHeaderOK(r *http.Request) (string, bool) {
+// present, it must be a version the server offers.
+func (s *Server) versionHeaderOK(r *http.Request) (string, bool) {
 	v := r.Header.Get(headerProtocolVersion)
 	if v == "" {
 		return "", true
 	}
-	return v, slices.Contains(legacyVersions, v) || slices.Contains(modernVersions, v)
+	return v, s.versions.offers(v)
 }
 
 // writeError writes one JSON-RPC error response with an HTTP status.

@@ -44,7 +44,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.serveModernHTTP(w, r, msgs[0])
 		return
 	}
-	if version, ok := versionHeaderOK(r); !ok {
+	if version, ok := s.versionHeaderOK(r); !ok {
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
 )
 
 // initialize starts a legacy session: it negotiates the protocol version and
@@ -21,10 +20,14 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 	if len(p.Capabilities) > 0 && p.Capabilities[0] != '{' {
 		return failure(NewError(CodeInvalidParams, "initialize: capabilities must be an object"))
 	}
+	version, e := s.versions.negotiate(*p.ProtocolVersion)
+	if e != nil {
+		return failure(e)
+	}
 	// Copied: the params are slices of the request body, which a session
 	// must not keep alive.
 	st := &SessionState{
-		ProtocolVersion:    negotiate(*p.ProtocolVersion),
+		ProtocolVersion:    version,
 		ClientCapabilities: bytes.Clone(p.Capabilities),
 		ClientInfo:         bytes.Clone(p.ClientInfo),
 	}
@@ -34,13 +37,4 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 		ServerInfo      json.RawMessage `json:"serverInfo"`
 		Instructions    string          `json:"instructions,omitempty"`
 	}{st.ProtocolVersion, s.capabilities(st.ProtocolVersion), s.serverInfo, s.opts.Instructions}}
-}
-
-// negotiate returns the version the session speaks: the client's when the
-// runtime speaks it, otherwise the newest legacy version.
-func negotiate(requested string) string {
-	if slices.Contains(legacyVersions, requested) {
-		return requested
-	}
-	return legacyVersions[0]
 }

@@ -224,6 +224,9 @@ func (c *modernClient) send(method string, params map[string]any, opts ...reqOpt
 		c.t.Fatal(err)
 	}
 	req.Header = mc.headers
+	if h := mc.headers.Get("Host"); h != "" {
+		req.Host = h // Go sends req.Host, never a Host header
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		c.t.Fatalf("POST %s: %v", method, err)

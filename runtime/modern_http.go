@@ -63,7 +63,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		refuse(msg.ID, e)
 		return
 	}
-	if e := checkVersion(meta.ProtocolVersion); e != nil {
+	if e := s.versions.checkModern(meta.ProtocolVersion); e != nil {
 		refuse(msg.ID, e)
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 )
 
 // The reserved _meta keys of 2026-07-28 requests and results.
@@ -54,22 +53,6 @@ func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 		}
 	}
 	return m, nil
-}
-
-// checkVersion returns -32022 with {supported, requested} for a version this
-// server does not serve statelessly.
-func checkVersion(v string) *Error {
-	if slices.Contains(modernVersions, v) {
-		return nil
-	}
-	return &Error{
-		Code:    CodeUnsupportedVersion,
-		Message: "unsupported protocol version " + v + "; supported: " + strings.Join(modernVersions, ", "),
-		Data: struct {
-			Supported []string `json:"supported"`
-			Requested string   `json:"requested"`
-		}{modernVersions, v},
-	}
 }
 
 // isLegacyVersion reports whether v is a session-based protocol version.

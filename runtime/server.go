@@ -18,6 +18,14 @@ import (
 type Options struct {
 	// Name, Version and Title identify the server in serverInfo.
 	Name, Version, Title string
+	// SupportedProtocolVersions are the protocol versions the server
+	// offers, on its one endpoint and over stdio, in any order; nil offers
+	// every version the runtime speaks (2025-03-26 to 2026-07-28). A
+	// client asking for another is answered by its era's rules:
+	// initialize negotiates the newest offered session version (or, when
+	// none is offered, fails with -32602 listing the offered ones); a
+	// 2026-07-28 request gets -32022; server/discover lists them.
+	SupportedProtocolVersions []string
 	// Instructions are sent in the initialize / server/discover result.
 	Instructions string
 	// Logger receives the runtime's logs; nil discards them.
@@ -308,6 +316,7 @@ type Server struct {
 	janitor    janitor
 
 	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
+	versions   offeredVersions // Options.SupportedProtocolVersions, checked
 	sealer     *stateSealer    // seals 2026-07-28 requestState
 	listeners  *listenHub      // open subscriptions/listen streams
 
@@ -339,7 +348,20 @@ type registeredTool struct {
 	tasks        taskSupport   // execution.taskSupport
 }
 
-// NewServer returns a Server with no tools.
+// Validate reports what is wrong with the options, naming the field; NewServer
+// panics on what it reports (a server must not start misconfigured).
+func (o Options) Validate() error {
+	if _, err := offerVersions(o.SupportedProtocolVersions); err != nil {
+		return err
+	}
+	if o.Auth != nil {
+		return o.Auth.Validate()
+	}
+	return nil
+}
+
+// NewServer returns a Server with no tools. It panics on options that
+// Validate refuses.
 func NewServer(opts Options) *Server {
 	logger := opts.Logger
 	if logger == nil {
@@ -361,6 +383,11 @@ func NewServer(opts Options) *Server {
 	if s.ledger == nil {
 		s.ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
 	}
+	versions, err := offerVersions(opts.SupportedProtocolVersions)
+	if err != nil {
+		panic(err) // Options.Validate reports it without a panic
+	}
+	s.versions = versions
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.callSlots = newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare)
 	s.streams = newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)
