@@ -156,7 +156,8 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 		stopAndWait()
 		return errors.New("the demo server did not start listening within a minute")
 	}
-	if err := probe(ctx, url); err != nil {
+	versions, err := probe(ctx, url)
+	if err != nil {
 		stopAndWait()
 		return err
 	}
@@ -167,6 +168,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 		return err
 	}
 	fmt.Fprintf(stdout, "\nThe demo MCP server is running at %s\n", url)
+	fmt.Fprintf(stdout, "It offers protocol versions %s, all on this one endpoint (server/discover lists them);\n"+
+		"started with -versions 2025-11-25,2026-07-28 it would offer only those (runtime.Options.SupportedProtocolVersions).\n",
+		strings.Join(versions, ", "))
 	if o.keep {
 		fmt.Fprintf(stdout, "Its project: %s (kept)\n", dir)
 	} else {
@@ -214,37 +218,34 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // probe checks that the server answers an initialize on url.
-func probe(ctx context.Context, url string) error {
+func probe(ctx context.Context, url string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpgen-demo","version":"1"}}}`
+	// server/discover needs no session, so the probe leaves nothing behind.
+	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcpgen-demo","version":"1"}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "server/discover")
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("the demo server does not answer: %w", err)
+		return nil, fmt.Errorf("the demo server does not answer: %w", err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"serverInfo"`)) {
-		return fmt.Errorf("the demo server answered initialize with %s: %s", resp.Status, b)
+	var m struct {
+		Result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		} `json:"result"`
 	}
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		// End the probe's session so it does not linger.
-		del, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil)
-		if err == nil {
-			del.Header.Set("Mcp-Session-Id", sid)
-			del.Header.Set("MCP-Protocol-Version", "2025-11-25")
-			if r, err := client.Do(del); err == nil {
-				r.Body.Close()
-			}
-		}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &m) != nil || len(m.Result.SupportedVersions) == 0 {
+		return nil, fmt.Errorf("the demo server answered server/discover with %s: %s", resp.Status, b)
 	}
-	return nil
+	return m.Result.SupportedVersions, nil
 }
