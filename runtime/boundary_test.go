@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // TestBadInputAtTheHTTPBoundary: each bad request gets the right status and
@@ -197,7 +199,7 @@ func FuzzDecodeMessages(f *testing.F) {
 // exactKeys reports whether body's top-level keys are plain (no escapes) and
 // never a case variant of an envelope key, which encoding/json would match.
 func exactKeys(body []byte) bool {
-	return eachMember(body, func(k, _ []byte) bool {
+	return jsonscan.EachMember(body, func(k, _ []byte) bool {
 		for _, known := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
 			if strings.EqualFold(string(k), known) && string(k) != known {
 				return false

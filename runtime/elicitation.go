@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -33,9 +34,9 @@ type compiledForm struct {
 	defaults map[string]any
 	// flat is the allocation-free check of flat forms; withDefaults has the
 	// bits of the properties that have a default.
-	flat         *flatSchema
+	flat         *schema.Flat
 	withDefaults uint64
-	keys         *keyShape // the form's names, for an exact decode
+	keys         *schema.KeyShape // the form's names, for an exact decode
 }
 
 // form compiles the requested schema once, whichever server uses it first.
@@ -45,7 +46,7 @@ func (e *Elicitation) form() (*compiledForm, error) {
 		if e.Mode != "form" {
 			return
 		}
-		s, err := compileSchema("mcpgen:elicitation/"+e.Name, e.RequestedSchema)
+		s, err := schema.Compile("mcpgen:elicitation/"+e.Name, e.RequestedSchema)
 		if err != nil {
 			e.err = fmt.Errorf("elicitation %q: %w", e.Name, err)
 			return
@@ -68,12 +69,10 @@ func (e *Elicitation) form() (*compiledForm, error) {
 				}
 			}
 		}
-		e.compiled = &compiledForm{schema: s, defaults: defaults, flat: compileFlat(e.RequestedSchema), keys: compileKeyShape(e.RequestedSchema)}
+		e.compiled = &compiledForm{schema: s, defaults: defaults, flat: schema.CompileFlat(e.RequestedSchema), keys: schema.CompileKeyShape(e.RequestedSchema)}
 		if f := e.compiled.flat; f != nil {
 			for k := range defaults {
-				if p := f.props[k]; p != nil {
-					e.compiled.withDefaults |= p.bit
-				}
+				e.compiled.withDefaults |= f.Bit(k)
 			}
 		}
 	})
@@ -90,7 +89,7 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	// Fast path: a flat form whose answer certainly matches and needs no
 	// default decodes straight into dst.
 	if f.flat != nil && len(content) > 0 {
-		if ok, seen := f.flat.scan(content); ok && seen&f.withDefaults == f.withDefaults {
+		if ok, seen := f.flat.Scan(content); ok && seen&f.withDefaults == f.withDefaults {
 			if dst == nil {
 				return nil
 			}
@@ -114,7 +113,7 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	if err := f.schema.Validate(obj); err != nil {
 		return fmt.Errorf("%w: elicitation %q: %v", ErrInvalidAnswer, e.Name, err)
 	}
-	f.keys.strip(obj) // what dst gets is what was validated
+	f.keys.Strip(obj) // what dst gets is what was validated
 	if dst == nil {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // modernExchange is the 2026-07-28 side of one request: the client's facts
@@ -23,7 +25,7 @@ type modernExchange struct {
 	out  responseStream
 
 	round     *mrtrPeer // the peer of the handler run openRound prepared
-	digest    string    // argsDigest of its arguments, once computed
+	digest    string    // reqstate.ArgsDigest of its arguments, once computed
 	principal string    // key of the request's principal: requestState is bound to it
 	from      string    // the caller without a principal: the client's address, or its stdio connection
 }
@@ -38,10 +40,10 @@ func (x *modernExchange) caller() string                         { return x.from
 // answers it carries.
 func (x *modernExchange) openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
 	p := rq.params
-	answers := map[string]answer{}
+	answers := map[string]reqstate.Answer{}
 	var handlerState []byte
 	var asked map[string]string
-	var earlier *requestState
+	var earlier *reqstate.State
 	if p.RequestState != nil {
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
@@ -60,7 +62,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 		return nil, nil, e
 	}
 	x.round = newMRTRPeer(x.meta, x.out, answers, p.ProgressToken)
-	x.round.wait = newRoundWait(earlier, answers, x.s.sealer.now)
+	x.round.wait = newRoundWait(earlier, answers, x.s.sealer.Now)
 	return x.round, handlerState, nil
 }
 
@@ -83,13 +85,13 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 	for k, q := range open {
 		asked[k] = q.digest
 	}
-	token, err := x.s.sealer.seal(&requestState{
+	token, err := x.s.sealer.Seal(&reqstate.State{
 		Method:    rq.method,
 		Name:      target,
 		Digest:    x.digest,
 		Answers:   x.round.consumed(),
 		Asked:     asked,
-		AskedAt:   x.s.sealer.now().UnixMilli(),
+		AskedAt:   x.s.sealer.Now().UnixMilli(),
 		Handler:   call.State(),
 		Principal: x.principal,
 	})
@@ -117,12 +119,12 @@ func (x *modernExchange) toolResult(t *registeredTool, res *ToolResult, err erro
 	return res, reservedInModern(t.Name, err)
 }
 
-// digestOf computes argsDigest(args) once per request.
+// digestOf computes reqstate.ArgsDigest(args) once per request.
 func (x *modernExchange) digestOf(rq *request, args json.RawMessage) *Error {
 	if x.digest != "" {
 		return nil
 	}
-	d, err := argsDigest(args)
+	d, err := reqstate.ArgsDigest(args)
 	if err != nil {
 		return NewError(CodeInvalidParams, "%s: %v", rq.method, err)
 	}
@@ -135,7 +137,7 @@ func (x *modernExchange) digestOf(rq *request, args json.RawMessage) *Error {
 // requestState; without it, answers are taken as they come). Answers of
 // earlier rounds win (the client cannot change an answer the handler already
 // acted on); keys nobody asked for are ignored. null means none.
-func mergeInputResponses(answers map[string]answer, asked map[string]string, raw json.RawMessage) *Error {
+func mergeInputResponses(answers map[string]reqstate.Answer, asked map[string]string, raw json.RawMessage) *Error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -152,7 +154,7 @@ func mergeInputResponses(answers map[string]answer, asked map[string]string, raw
 		if asked != nil && !open {
 			continue // not a question of the last round
 		}
-		answers[k] = answer{Question: q, Result: v}
+		answers[k] = reqstate.Answer{Question: q, Result: v}
 	}
 	return nil
 }

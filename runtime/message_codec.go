@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
 // decodeMessages decodes one HTTP body or stdio line: a single message or a
@@ -158,11 +160,11 @@ func trimSpace(b []byte) []byte { return bytes.TrimSpace(b) }
 // without reflection, slicing id, params and result out of raw (which the
 // caller owns). Keys match exactly. bad is a shape error.
 func scanEnvelope(raw []byte, m *message) (bad string) {
-	eachMember(raw, func(key, v []byte) bool {
+	jsonscan.EachMember(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
 			m.JSONRPC = ""
-			if s, ok := jsonString(v); ok && s == "2.0" {
+			if s, ok := jsonscan.String(v); ok && s == "2.0" {
 				m.JSONRPC = "2.0"
 			} else if !ok {
 				bad = `"jsonrpc" must be "2.0"`
@@ -174,9 +176,9 @@ func scanEnvelope(raw []byte, m *message) (bad string) {
 				bad = "id must be a string or an integer"
 			}
 		case "method":
-			if end, esc := scanString(v, 0); end == len(v) && !esc {
+			if end, esc := jsonscan.ScanString(v, 0); end == len(v) && !esc {
 				m.Method = methodName(v[1 : len(v)-1])
-			} else if s, ok := jsonString(v); ok {
+			} else if s, ok := jsonscan.String(v); ok {
 				m.Method = s
 			} else {
 				bad = "method must be a string"

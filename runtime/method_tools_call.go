@@ -72,10 +72,10 @@ func (t *registeredTool) checkArguments(raw json.RawMessage) (json.RawMessage, *
 
 // validate checks args against the compiled inputSchema and returns them
 // as the handler decodes them (without keys that are declared names in
-// another case, see keyShape), or the isError result that tells the model
+// another case, see schema.KeyShape), or the isError result that tells the model
 // what was wrong.
 func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolResult) {
-	if t.flat != nil && t.flat.accepts(args) {
+	if t.flat != nil && t.flat.Accepts(args) {
 		return args, nil
 	}
 	d := json.NewDecoder(bytes.NewReader(args))
@@ -86,7 +86,7 @@ func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolR
 	}
 	err := t.input.Validate(v)
 	if err == nil {
-		if t.keys.strip(v) {
+		if t.keys.Strip(v) {
 			if args, err = json.Marshal(v); err != nil {
 				return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
 			}

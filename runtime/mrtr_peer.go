@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // mrtrPeer is the 2026-07-28 implementation of peer: multi round-trip
@@ -32,24 +34,24 @@ type mrtrPeer struct {
 	progress json.RawMessage
 
 	mu      sync.Mutex
-	answers map[string]answer       // answers available in this round, by key
-	used    map[string]answer       // answers the handler consumed, bound to their questions
-	asked   map[string]inputRequest // questions without an answer
-	invalid *Error                  // a malformed answer: the round fails with it
-	wait    *roundWait              // when this round's answers were asked (mrtr_wait.go); nil in a first round
+	answers map[string]reqstate.Answer // answers available in this round, by key
+	used    map[string]reqstate.Answer // answers the handler consumed, bound to their questions
+	asked   map[string]inputRequest    // questions without an answer
+	invalid *Error                     // a malformed answer: the round fails with it
+	wait    *roundWait                 // when this round's answers were asked (mrtr_wait.go); nil in a first round
 }
 
 // inputRequest is one entry of an input_required result's inputRequests.
 type inputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params"`
-	digest string // questionDigest(Method, Params)
+	digest string // reqstate.QuestionDigest(Method, Params)
 }
 
-func newMRTRPeer(meta *requestMeta, stream responseStream, answers map[string]answer, progress json.RawMessage) *mrtrPeer {
+func newMRTRPeer(meta *requestMeta, stream responseStream, answers map[string]reqstate.Answer, progress json.RawMessage) *mrtrPeer {
 	return &mrtrPeer{
 		meta: meta, stream: stream, answers: answers, progress: progress,
-		used: map[string]answer{}, asked: map[string]inputRequest{},
+		used: map[string]reqstate.Answer{}, asked: map[string]inputRequest{},
 	}
 }
 
@@ -59,7 +61,7 @@ func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q := questionDigest(method, params)
+	q := reqstate.QuestionDigest(method, params)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ans, ok := p.answers[key]; ok && (ans.Question == "" || ans.Question == q) {
@@ -69,7 +71,7 @@ func (p *mrtrPeer) request(ctx context.Context, key, method string, params any) 
 			}
 			return nil, p.invalid
 		}
-		p.used[key] = answer{Question: q, Result: ans.Result}
+		p.used[key] = reqstate.Answer{Question: q, Result: ans.Result}
 		return ans.Result, nil
 	}
 	if _, dup := p.asked[key]; !dup {
@@ -102,7 +104,7 @@ func (p *mrtrPeer) outstanding() map[string]inputRequest {
 
 // consumed returns the answers the handler used in this round; they travel
 // in the next requestState so that the replay finds them again.
-func (p *mrtrPeer) consumed() map[string]answer {
+func (p *mrtrPeer) consumed() map[string]reqstate.Answer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.used

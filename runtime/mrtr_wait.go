@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // roundWait is how long the user took to answer in 2026-07-28: the round
@@ -15,7 +17,7 @@ type roundWait struct {
 
 // newRoundWait returns the wait of the answers a retry brings, or nil when
 // there is no earlier round (or it predates AskedAt).
-func newRoundWait(earlier *requestState, answers map[string]answer, now func() time.Time) *roundWait {
+func newRoundWait(earlier *reqstate.State, answers map[string]reqstate.Answer, now func() time.Time) *roundWait {
 	if earlier == nil || earlier.AskedAt == 0 {
 		return nil
 	}

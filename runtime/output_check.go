@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -16,12 +17,12 @@ import (
 // client SDK that validates rejects the whole call when they do not, so a
 // handler's output that breaks its schema is a server bug: it never reaches
 // the client as structuredContent. The check costs one scan of the encoded
-// output when the schema is flat (see flatSchema); anything else, or a flat
+// output when the schema is flat (see schema.Flat); anything else, or a flat
 // check that cannot accept for certain, goes to the full JSON Schema
 // validation, which also says what broke and where.
 type outputCheck struct {
 	schema *jsonschema.Schema
-	flat   *flatSchema // the allocation-free fast path, or nil
+	flat   *schema.Flat // the allocation-free fast path, or nil
 }
 
 // compileOutput compiles a tool definition's outputSchema; nil when the
@@ -37,11 +38,11 @@ func compileOutput(tool string, def json.RawMessage) (*outputCheck, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	s, err := compileSchema("mcpgen:tool/"+tool+"/outputSchema", raw)
+	s, err := schema.Compile("mcpgen:tool/"+tool+"/outputSchema", raw)
 	if err != nil {
 		return nil, err
 	}
-	return &outputCheck{schema: s, flat: compileFlat(raw)}, nil
+	return &outputCheck{schema: s, flat: schema.CompileFlat(raw)}, nil
 }
 
 // checkOutput returns res when its structuredContent conforms to the
@@ -62,7 +63,7 @@ func (s *Server) checkOutput(t *registeredTool, res *ToolResult) *ToolResult {
 		}
 		return s.outputBroken(t, "no structuredContent (the tool declares an outputSchema)")
 	}
-	if oc.flat != nil && oc.flat.accepts(sc) {
+	if oc.flat != nil && oc.flat.Accepts(sc) {
 		return res
 	}
 	d := json.NewDecoder(bytes.NewReader(sc))
@@ -81,16 +82,16 @@ func (s *Server) checkOutput(t *registeredTool, res *ToolResult) *ToolResult {
 // error result the client gets instead.
 func (s *Server) outputBroken(t *registeredTool, why string) *ToolResult {
 	s.logger.Error("tool output does not match its outputSchema (a bug in the tool's handler)",
-		slog.String("tool", t.Name), slog.String("violations", why))
+		slog.String("tool", t.Name), slog.String("schema.Violations", why))
 	return toolErrorResult(fmt.Errorf("internal error: the output of tool %q does not match its outputSchema: %s", t.Name, why))
 }
 
 // schemaViolations lists what a failed validation against doc (the schema,
-// decoded) found, every problem "location: message" (see violations).
+// decoded) found, every problem "location: message" (see schema.Violations).
 func schemaViolations(err error, doc any) string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err.Error()
 	}
-	return strings.Join(violations(ve, doc), "; ")
+	return strings.Join(schema.Violations(ve, doc), "; ")
 }

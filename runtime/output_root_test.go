@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 )
 
 // TestOutputOfAnyType: a tool whose outputSchema root is an array, a
@@ -63,7 +65,7 @@ func TestOutputOfAnyType(t *testing.T) {
 				if strings.Contains(tc.schema, "$schema") && w["$schema"] == nil {
 					t.Fatalf("%s %s: $schema not at the root: %s", tr.name, tc.name, adv)
 				}
-				compiled, err := compileSchema("test:"+name, adv)
+				compiled, err := schema.Compile("test:"+name, adv)
 				if err != nil {
 					t.Fatalf("%s %s: wrapped schema %s: %v", tr.name, tc.name, adv, err)
 				}

@@ -1,6 +1,10 @@
 package runtime
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
+)
 
 // requestParams is the params object of one client request, decoded once
 // (message.params caches it) for everyone who reads it: era routing, the
@@ -99,22 +103,22 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 		return
 	}
 	str := func(dst **string, key []byte, v []byte) {
-		s, ok := jsonString(v)
+		s, ok := jsonscan.String(v)
 		if !ok {
 			p.fail(key, "a string")
 			return
 		}
 		*dst = &s
 	}
-	eachMember(raw, func(key, v []byte) bool {
+	jsonscan.EachMember(raw, func(key, v []byte) bool {
 		if members[string(key)]&want == 0 && string(key) != "_meta" {
 			return true
 		}
 		switch string(key) {
 		case "name":
-			if end, esc := scanString(v, 0); end == len(v) && !esc {
+			if end, esc := jsonscan.ScanString(v, 0); end == len(v) && !esc {
 				p.Name = v[1 : len(v)-1]
-			} else if s, ok := jsonString(v); ok {
+			} else if s, ok := jsonscan.String(v); ok {
 				p.Name = []byte(s)
 			} else {
 				p.fail(key, "a string")
@@ -158,7 +162,7 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 			}
 		case "_meta":
 			p.Meta = rawMeta{}
-			if !eachMember(v, func(key, v []byte) bool { p.Meta[string(key)] = v; return true }) {
+			if !jsonscan.EachMember(v, func(key, v []byte) bool { p.Meta[string(key)] = v; return true }) {
 				p.Meta = nil // not an object
 			}
 			if tok, ok := p.Meta["progressToken"]; ok && validID(tok) {

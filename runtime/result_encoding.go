@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
@@ -93,4 +94,19 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// legacyResult is res as a 2025-era session gets it: structuredContent
+// wrapped as {"result": value}. res itself is not changed.
+func legacyResult(res *ToolResult) *ToolResult {
+	sc := bytes.TrimSpace(res.StructuredContent)
+	if len(sc) == 0 {
+		return res
+	}
+	w := *res
+	b := make([]byte, 0, len(sc)+11)
+	b = append(b, `{"result":`...)
+	b = append(b, sc...)
+	w.StructuredContent = append(b, '}')
+	return &w
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
+	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -262,7 +264,7 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 10 * time.Second
 	}
-	def(&o.RequestStateTTL, defaultRequestStateTTL)
+	def(&o.RequestStateTTL, reqstate.DefaultTTL)
 	def(&o.SessionIdleTimeout, 30*time.Minute)
 	def(&o.RequestTimeout, 10*time.Minute)
 	def(&o.ResumeWindow, time.Minute)
@@ -315,10 +317,10 @@ type Server struct {
 	closing    atomic.Bool
 	janitor    janitor
 
-	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
-	versions   offeredVersions // Options.SupportedProtocolVersions, checked
-	sealer     *stateSealer    // seals 2026-07-28 requestState
-	listeners  *listenHub      // open subscriptions/listen streams
+	serverInfo json.RawMessage  // the Implementation object, encoded once, for every era
+	versions   offeredVersions  // Options.SupportedProtocolVersions, checked
+	sealer     *reqstate.Sealer // seals 2026-07-28 requestState
+	listeners  *listenHub       // open subscriptions/listen streams
 
 	features featureRegistry // prompts, resources and resource templates
 	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
@@ -340,12 +342,12 @@ type Server struct {
 type registeredTool struct {
 	Tool
 	input        *jsonschema.Schema
-	headerParams []headerParam // 2026-07-28 x-mcp-header parameters
-	flat         *flatSchema   // the allocation-free fast path of input, or nil
-	keys         *keyShape     // the names input declares, for an exact decode
-	output       *outputCheck  // the compiled outputSchema, or nil
-	legacyDef    []byte        // Definition as 2025-era sessions see it (output_root.go), or nil: the same
-	tasks        taskSupport   // execution.taskSupport
+	headerParams []headerParam    // 2026-07-28 x-mcp-header parameters
+	flat         *schema.Flat     // the allocation-free fast path of input, or nil
+	keys         *schema.KeyShape // the names input declares, for an exact decode
+	output       *outputCheck     // the compiled outputSchema, or nil
+	legacyDef    []byte           // Definition as 2025-era sessions see it (output_root.go), or nil: the same
+	tasks        taskSupport      // execution.taskSupport
 }
 
 // Validate reports what is wrong with the options, naming the field; NewServer
@@ -391,13 +393,13 @@ func NewServer(opts Options) *Server {
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.callSlots = newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare)
 	s.streams = newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)
-	sealer, err := newStateSealer(opts.StateKey)
+	sealer, err := reqstate.NewSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that
 		// cannot seal state must not run with a guessable key.
 		panic(err)
 	}
-	sealer.ttl = opts.RequestStateTTL
+	sealer.TTL = opts.RequestStateTTL
 	s.sealer = sealer
 	s.listeners = newListenHub()
 	if opts.Bus != nil {
@@ -441,7 +443,7 @@ func (s *Server) AddTool(t Tool) error {
 	if t.Handler == nil {
 		return fmt.Errorf("tool %q: no handler", t.Name)
 	}
-	in, err := compileSchema("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
+	in, err := schema.Compile("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
@@ -475,11 +477,11 @@ func (s *Server) AddTool(t Tool) error {
 		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
 	}
 	t.Definition = compact.Bytes()
-	legacyDef, err := legacyDefinition(t.Definition)
+	legacyDef, err := schema.LegacyDefinition(t.Definition)
 	if err != nil {
 		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
 	}
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: compileFlat(def.InputSchema), keys: compileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}
+	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: schema.CompileFlat(def.InputSchema), keys: schema.CompileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}
 	if ts != taskForbidden {
 		s.tasks.any.Store(true)
 	}

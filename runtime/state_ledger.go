@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // StateLedger records which requestStates were used, for single-use mode
@@ -93,13 +95,13 @@ func (s *Server) singleUse(method, target string) bool {
 // openState opens a requestState (integrity, expiry, binding)
 // and, for a single-use tool, spends it in the StateLedger: a state that was
 // already used is refused, so a replayed answer does not run the tool again.
-func (s *Server) openState(ctx context.Context, method, target, token, digest string) (*requestState, error) {
-	st, err := s.sealer.open(token, method, target, digest, principalKeyOf(ctx))
+func (s *Server) openState(ctx context.Context, method, target, token, digest string) (*reqstate.State, error) {
+	st, err := s.sealer.Open(token, method, target, digest, principalKeyOf(ctx))
 	if err != nil || !s.singleUse(method, target) {
 		return st, err
 	}
 	if st.ID == "" {
-		return nil, errStateInvalid // sealed without an ID: cannot be tracked
+		return nil, reqstate.ErrInvalid // sealed without an ID: cannot be tracked
 	}
 	first, err := s.ledger.Spend(ctx, st.ID, time.Unix(st.Expires+1, 0))
 	switch {

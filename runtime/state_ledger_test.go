@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // deleteTool asks user_name before "deleting", and counts deletions.
@@ -112,13 +114,13 @@ func TestRequestStateTTLOption(t *testing.T) {
 	s := NewServer(Options{RequestStateTTL: time.Minute})
 	defer s.Close()
 	now := time.Unix(1_800_000_000, 0)
-	s.sealer.now = func() time.Time { return now }
-	tok, err := s.sealer.seal(&requestState{Method: "tools/call", Name: "t", Digest: "d"})
+	s.sealer.Now = func() time.Time { return now }
+	tok, err := s.sealer.Seal(&reqstate.State{Method: "tools/call", Name: "t", Digest: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.sealer.now = func() time.Time { return now.Add(61 * time.Second) }
-	if _, err := s.sealer.open(tok, "tools/call", "t", "d", ""); !errors.Is(err, errStateExpired) {
+	s.sealer.Now = func() time.Time { return now.Add(61 * time.Second) }
+	if _, err := s.sealer.Open(tok, "tools/call", "t", "d", ""); !errors.Is(err, reqstate.ErrExpired) {
 		t.Fatalf("open after 61s with a 1m TTL: %v", err)
 	}
 }

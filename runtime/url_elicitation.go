@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // URL-mode elicitation sends the user to a URL for a step the client must
@@ -237,7 +239,7 @@ func (sess *session) completeURL(ctx context.Context, id string) error {
 func (p *mrtrPeer) require(key, method string, params any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.asked[key] = inputRequest{Method: method, Params: params, digest: questionDigest(method, params)}
+	p.asked[key] = inputRequest{Method: method, Params: params, digest: reqstate.QuestionDigest(method, params)}
 }
 
 // stdioOutput is the connection's output stream of a stdio session, or nil.

@@ -1,11 +1,11 @@
-package runtime
+package schema
 
 import (
 	"encoding/json"
 	"strings"
 )
 
-// keyShape is where a schema declares property names: the properties of
+// KeyShape is where a schema declares property names: the properties of
 // each object level, and the shapes below them. It exists because
 // encoding/json, which generated code decodes with, takes a key that
 // differs from a field's name only in case ("Title" for "title") when the
@@ -15,20 +15,20 @@ import (
 // arguments (or Elicit returns an answer), every key that is not a declared
 // name but matches one in another case is removed, so what the handler
 // receives is exactly what was validated.
-type keyShape struct {
-	props map[string]*keyShape // declared names and the shapes of their values (nil: none below)
-	items *keyShape            // the shape of array items
+type KeyShape struct {
+	props map[string]*KeyShape // declared names and the shapes of their values (nil: none below)
+	items *KeyShape            // the shape of array items
 }
 
 // maxKeyShapeDepth bounds how deep a schema is walked (a recursive $ref
 // stops there; anything deeper is decoded as it comes).
 const maxKeyShapeDepth = 32
 
-// compileKeyShape reads the declared names of a JSON Schema: properties,
+// CompileKeyShape reads the declared names of a JSON Schema: properties,
 // items and prefixItems, the branches of allOf, anyOf and oneOf (a name any
 // branch declares is declared), and local $refs into $defs or definitions.
 // nil means the schema declares no names anywhere.
-func compileKeyShape(schema json.RawMessage) *keyShape {
+func CompileKeyShape(schema json.RawMessage) *KeyShape {
 	var root any
 	if json.Unmarshal(schema, &root) != nil {
 		return nil
@@ -36,7 +36,7 @@ func compileKeyShape(schema json.RawMessage) *keyShape {
 	return shapeOf(root, root, 0)
 }
 
-func shapeOf(root, node any, depth int) *keyShape {
+func shapeOf(root, node any, depth int) *KeyShape {
 	m, ok := node.(map[string]any)
 	if !ok || depth > maxKeyShapeDepth {
 		return nil
@@ -46,9 +46,9 @@ func shapeOf(root, node any, depth int) *keyShape {
 			return shapeOf(root, target, depth+1)
 		}
 	}
-	sh := &keyShape{}
+	sh := &KeyShape{}
 	if props, ok := m["properties"].(map[string]any); ok {
-		sh.props = make(map[string]*keyShape, len(props))
+		sh.props = make(map[string]*KeyShape, len(props))
 		for name, p := range props {
 			sh.props[name] = shapeOf(root, p, depth+1)
 		}
@@ -74,16 +74,16 @@ func shapeOf(root, node any, depth int) *keyShape {
 }
 
 // mergeShapes declares what either shape declares.
-func mergeShapes(a, b *keyShape) *keyShape {
+func mergeShapes(a, b *KeyShape) *KeyShape {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
 		return a
 	}
-	out := &keyShape{items: mergeShapes(a.items, b.items)}
+	out := &KeyShape{items: mergeShapes(a.items, b.items)}
 	if a.props != nil || b.props != nil {
-		out.props = map[string]*keyShape{}
+		out.props = map[string]*KeyShape{}
 		for k, v := range a.props {
 			out.props[k] = v
 		}
@@ -108,7 +108,7 @@ func localRef(root any, ref string) any {
 
 // variant reports whether key is not a declared name of sh but one in
 // another case.
-func (sh *keyShape) variant(key string) bool {
+func (sh *KeyShape) Variant(key string) bool {
 	if sh == nil || sh.props == nil {
 		return false
 	}
@@ -125,7 +125,7 @@ func (sh *keyShape) variant(key string) bool {
 
 // strip removes the case variants of declared names from v (decoded JSON),
 // at every level the shape declares, and reports whether it removed any.
-func (sh *keyShape) strip(v any) bool {
+func (sh *KeyShape) Strip(v any) bool {
 	if sh == nil {
 		return false
 	}
@@ -133,16 +133,16 @@ func (sh *keyShape) strip(v any) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			if sh.variant(k) {
+			if sh.Variant(k) {
 				delete(x, k)
 				changed = true
-			} else if sub := sh.props[k]; sub != nil && sub.strip(val) {
+			} else if sub := sh.props[k]; sub != nil && sub.Strip(val) {
 				changed = true
 			}
 		}
 	case []any:
 		for _, val := range x {
-			if sh.items.strip(val) {
+			if sh.items.Strip(val) {
 				changed = true
 			}
 		}

@@ -1,20 +1,22 @@
-package runtime
+package schema
 
 import (
 	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
 
-// flatSchema is an inputSchema in the common flat subset: an object whose
+// Flat is an inputSchema in the common flat subset: an object whose
 // properties are strings (enum, minLength, maxLength), numbers or integers
 // (minimum, maximum) and booleans, with required and additionalProperties.
 // It accepts valid arguments with one scan of their raw bytes and no
 // allocation. It never rejects: anything it cannot accept for certain
 // (escapes, 1.0 as an integer, a failed check) goes to the full JSON Schema
 // validation, which also writes the error message.
-type flatSchema struct {
+type Flat struct {
 	props    map[string]*flatProp
 	names    [][]byte // the declared names, to spot a key that is one in another case
 	required uint64
@@ -29,14 +31,14 @@ type flatProp struct {
 	minLen, maxLen int // -1: none
 }
 
-// compileFlat returns the fast path for schema, or nil when the schema is
+// CompileFlat returns the fast path for schema, or nil when the schema is
 // outside the subset.
-func compileFlat(schema []byte) *flatSchema {
+func CompileFlat(schema []byte) *Flat {
 	var root map[string]json.RawMessage
 	if json.Unmarshal(schema, &root) != nil {
 		return nil
 	}
-	f := &flatSchema{props: map[string]*flatProp{}}
+	f := &Flat{props: map[string]*flatProp{}}
 	var required []string
 	for k, v := range root {
 		switch k {
@@ -135,21 +137,30 @@ func compileFlatProp(schema []byte) *flatProp {
 	return nil
 }
 
-// accepts reports whether args (a JSON object, already known to be valid
+// Accepts reports whether args (a JSON object, already known to be valid
 // JSON) certainly satisfies the schema.
-func (f *flatSchema) accepts(args []byte) bool {
-	ok, _ := f.scan(args)
+func (f *Flat) Accepts(args []byte) bool {
+	ok, _ := f.Scan(args)
 	return ok
 }
 
-// scan is accepts that also returns the bits of the properties present.
-func (f *flatSchema) scan(args []byte) (bool, uint64) {
+// Bit is the bit of property name in what Scan reports present; 0 for a
+// name the schema does not declare.
+func (f *Flat) Bit(name string) uint64 {
+	if p := f.props[name]; p != nil {
+		return p.bit
+	}
+	return 0
+}
+
+// Scan is Accepts that also returns the bits of the properties present.
+func (f *Flat) Scan(args []byte) (bool, uint64) {
 	var seen uint64
-	ok := eachMember(args, func(key, v []byte) bool {
+	ok := jsonscan.EachMember(args, func(key, v []byte) bool {
 		p := f.props[string(key)]
 		if p == nil {
 			// An extra key, unless it is a declared name in another case
-			// (see keyShape): then the slow path removes it.
+			// (see KeyShape): then the slow path removes it.
 			for _, n := range f.names {
 				if bytes.EqualFold(n, key) {
 					return false
@@ -168,7 +179,7 @@ func (p *flatProp) accepts(v []byte) bool {
 	case "boolean":
 		return string(v) == "true" || string(v) == "false"
 	case "string":
-		end, escaped := scanString(v, 0)
+		end, escaped := jsonscan.ScanString(v, 0)
 		if end != len(v) || escaped {
 			return false
 		}

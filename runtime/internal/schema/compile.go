@@ -1,4 +1,9 @@
-package runtime
+// Package schema compiles and checks the JSON Schemas of tools and forms
+// for the runtime: compilation with located violations, the
+// allocation-free fast path of flat argument objects, the exact key shape
+// that keeps case variants of declared names from a handler, and the
+// wrapping of non-object output schemas for 2025 clients.
+package schema
 
 import (
 	"bytes"
@@ -10,10 +15,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// compileSchema compiles one JSON Schema document. A schema without $schema is
+// Compile compiles one JSON Schema document. A schema without $schema is
 // 2020-12 (the MCP default since 2025-11-25). Remote $refs are never fetched:
 // a schema must be self-contained.
-func compileSchema(location string, doc []byte) (*jsonschema.Schema, error) {
+func Compile(location string, doc []byte) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.ExtractAnnotations = true
@@ -31,12 +36,12 @@ func compileSchema(location string, doc []byte) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// violations lists every problem of a failed validation, one
+// Violations lists every problem of a failed validation, one
 // "/instance/pointer: what is wrong" each. A oneOf or anyOf whose branches
 // are all consts (a titled enum) reads "must be one of a, b" instead of one
 // "value must be" per branch; doc is the schema document, to read the
 // branches' values from.
-func violations(ve *jsonschema.ValidationError, doc any) []string {
+func Violations(ve *jsonschema.ValidationError, doc any) []string {
 	var lines []string
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {

@@ -1,4 +1,4 @@
-package runtime
+package schema
 
 import (
 	"bytes"
@@ -30,24 +30,24 @@ import (
 // older clients can fall back to it. 2026-07-28 gets the value and the
 // schema as written.
 
-// objectOutputRoot reports whether an outputSchema's root declares
+// ObjectOutputRoot reports whether an outputSchema's root declares
 // "type": "object", the only root the 2025 revisions allow.
-func objectOutputRoot(schema json.RawMessage) bool {
+func ObjectOutputRoot(schema json.RawMessage) bool {
 	var root struct {
 		Type json.RawMessage `json:"type"`
 	}
 	return json.Unmarshal(schema, &root) == nil && string(bytes.TrimSpace(root.Type)) == `"object"`
 }
 
-// legacyDefinition returns the tool definition a 2025-era session sees: def
+// LegacyDefinition returns the tool definition a 2025-era session sees: def
 // with its outputSchema wrapped under "result", or nil when def needs no
 // change (no outputSchema, or an object root).
-func legacyDefinition(def json.RawMessage) (json.RawMessage, error) {
+func LegacyDefinition(def json.RawMessage) (json.RawMessage, error) {
 	start, end, schema, err := memberSpan(def, "outputSchema")
-	if err != nil || schema == nil || objectOutputRoot(schema) {
+	if err != nil || schema == nil || ObjectOutputRoot(schema) {
 		return nil, err
 	}
-	wrapped, err := wrapOutputSchema(schema)
+	wrapped, err := WrapOutputSchema(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +88,8 @@ func memberSpan(doc []byte, key string) (start, end int, value json.RawMessage, 
 	return 0, 0, nil, nil
 }
 
-// wrapOutputSchema is schema as the "result" property of an object schema.
-func wrapOutputSchema(schema json.RawMessage) ([]byte, error) {
+// WrapOutputSchema is schema as the "result" property of an object schema.
+func WrapOutputSchema(schema json.RawMessage) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(schema))
 	d.UseNumber()
 	var s any
@@ -129,19 +129,4 @@ func rebaseRefs(v any) any {
 		}
 	}
 	return v
-}
-
-// legacyResult is res as a 2025-era session gets it: structuredContent
-// wrapped as {"result": value}. res itself is not changed.
-func legacyResult(res *ToolResult) *ToolResult {
-	sc := bytes.TrimSpace(res.StructuredContent)
-	if len(sc) == 0 {
-		return res
-	}
-	w := *res
-	b := make([]byte, 0, len(sc)+11)
-	b = append(b, `{"result":`...)
-	b = append(b, sc...)
-	w.StructuredContent = append(b, '}')
-	return &w
 }

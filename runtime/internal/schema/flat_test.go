@@ -1,4 +1,4 @@
-package runtime
+package schema
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ const flatTestSchema = `{"type":"object","properties":{
 // TestFlatSchemaAgreesWithJSONSchema: the fast path never accepts what the
 // full validation rejects, and accepts the plain valid cases.
 func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
-	f := compileFlat([]byte(flatTestSchema))
+	f := CompileFlat([]byte(flatTestSchema))
 	if f == nil {
 		t.Fatal("schema not in the flat subset")
 	}
@@ -39,7 +39,7 @@ func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
 		{`{"s":"abc","i":3,"b":"true"}`, false},
 		{`{"s":null,"i":3}`, false},
 	} {
-		if got := f.accepts([]byte(tc.args)); got != tc.fast {
+		if got := f.Accepts([]byte(tc.args)); got != tc.fast {
 			t.Errorf("%s: fast path %v, want %v", tc.args, got, tc.fast)
 		}
 	}
@@ -49,7 +49,7 @@ func TestFlatSchemaAgreesWithJSONSchema(t *testing.T) {
 		`{"type":"object","$defs":{}}`,
 		`{"type":"object","required":["missing"]}`,
 	} {
-		if compileFlat([]byte(s)) != nil {
+		if CompileFlat([]byte(s)) != nil {
 			t.Errorf("%s: compiled to the fast path", s)
 		}
 	}
@@ -59,16 +59,16 @@ func FuzzFlatSchema(f *testing.F) {
 	for _, s := range []string{`{"s":"abc","i":3}`, `{"s":"x","i":0,"n":2.5,"e":"a","b":false}`, `{"s":"日本","i":1e2}`, `{"s":"a","i":3,"s":""}`, `{"s":"a","i":3,"z":{"q":[1,"]"]}}`} {
 		f.Add([]byte(s))
 	}
-	schema, err := compileSchema("mcpgen:test/flat", []byte(flatTestSchema))
+	schema, err := Compile("mcpgen:test/flat", []byte(flatTestSchema))
 	if err != nil {
 		f.Fatal(err)
 	}
-	fast := compileFlat([]byte(flatTestSchema))
+	fast := CompileFlat([]byte(flatTestSchema))
 	f.Fuzz(func(t *testing.T, args []byte) {
 		if !json.Valid(args) || !bytes.HasPrefix(bytes.TrimSpace(args), []byte("{")) {
 			return
 		}
-		if !fast.accepts(args) {
+		if !fast.Accepts(args) {
 			return
 		}
 		d := json.NewDecoder(bytes.NewReader(args))
