@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // Prompts, resources and resource templates as input files. Each is
@@ -250,7 +250,7 @@ func loadPromptArgs(at place, f *featureDef, rep *reporter) bool {
 // loadTemplateVars checks a URI template with the rules resources/read
 // matches by (the runtime's parser) and reads its variables.
 func loadTemplateVars(at place, f *featureDef, rep *reporter) bool {
-	vars, err := runtime.URITemplateVariables(f.key)
+	vars, err := resourceuri.Variables(f.key)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("URI template %q: ", f.key))
 		rep.errorf(at, "use {var}, {+var}, {#var}, {/var}, {.var}, {var*} and, at the end, {?a,b} (RFC 6570 without prefixes)",

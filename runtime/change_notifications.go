@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // Bus addresses of change notifications: every replica subscribes to this
@@ -63,7 +65,7 @@ func (s *Server) NotifyResourceListChanged() {
 // URIs match in their normalized form (RFC 3986 section 6.2.2: every
 // spelling of one URI is one resource), which the notification carries.
 func (s *Server) NotifyResourceUpdated(uri string) {
-	s.announce(listenEvent{method: methodResourceUpdated, uri: normalizeURI(uri)})
+	s.announce(listenEvent{method: methodResourceUpdated, uri: resourceuri.Normalize(uri)})
 }
 
 // busChange is a change notification on the bus.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // featureRegistry holds the prompts, resources and resource templates of a
@@ -46,7 +48,7 @@ func (f *featureRegistry) addResource(r *registeredResource) error {
 	if f.resourceBy == nil {
 		f.resourceBy = map[string]*registeredResource{}
 	}
-	key := normalizeURI(r.URI)
+	key := resourceuri.Normalize(r.URI)
 	if have := f.resourceBy[key]; have != nil {
 		if have.URI != r.URI {
 			return fmt.Errorf("resource %q is already registered, as %q (the same URI, spelled differently)", r.URI, have.URI)
@@ -104,14 +106,14 @@ func (f *featureRegistry) prompt(name string) *registeredPrompt {
 // safe (uri_template.go), with its variables. uri is normalized first
 // (resource_uri.go), so that every spelling of a URI finds one resource.
 func (f *featureRegistry) findResource(uri string) (*registeredResource, *registeredTemplate, URIVars) {
-	uri = normalizeURI(uri)
+	uri = resourceuri.Normalize(uri)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if r := f.resourceBy[uri]; r != nil {
 		return r, nil, nil
 	}
 	for _, t := range f.templates {
-		if vars, ok := t.tmpl.match(uri); ok && (t.AllowAnyValue || t.tmpl.safe(vars)) {
+		if vars, ok := t.tmpl.Match(uri); ok && (t.AllowAnyValue || t.tmpl.Safe(vars)) {
 			return nil, t, vars
 		}
 	}
@@ -124,9 +126,9 @@ func (f *featureRegistry) scopesOf(uri string) (string, []string, *Error) {
 	fixed, tmpl, _ := f.findResource(uri)
 	switch {
 	case fixed != nil:
-		return "resource " + strconv.Quote(normalizeURI(uri)), fixed.Scopes, nil
+		return "resource " + strconv.Quote(resourceuri.Normalize(uri)), fixed.Scopes, nil
 	case tmpl != nil:
-		return "resource " + strconv.Quote(normalizeURI(uri)), tmpl.Scopes, nil
+		return "resource " + strconv.Quote(resourceuri.Normalize(uri)), tmpl.Scopes, nil
 	}
 	return "", nil, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // listenKeepAlive is how often an idle subscriptions/listen stream gets a
@@ -105,7 +107,7 @@ func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error)
 		}
 		uris := make([]string, 0, len(filter.ResourceSubscriptions))
 		for _, u := range filter.ResourceSubscriptions {
-			if u = normalizeURI(u); !slices.Contains(uris, u) {
+			if u = resourceuri.Normalize(u); !slices.Contains(uris, u) {
 				uris = append(uris, u)
 			}
 		}

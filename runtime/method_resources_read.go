@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // ErrResourceNotFound is what a resource handler returns when the resource
@@ -30,7 +32,7 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 		return failure(NewError(CodeInvalidParams, "resources/read: params.uri is required"))
 	}
 	requested := *p.URI
-	uri := normalizeURI(requested) // the handler sees one spelling of each resource
+	uri := resourceuri.Normalize(requested) // the handler sees one spelling of each resource
 	fixed, tmpl, vars := s.features.findResource(uri)
 	if fixed == nil && tmpl == nil {
 		return failure(rq.era.resourceNotFound(requested))

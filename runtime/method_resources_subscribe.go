@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // maxSubscriptions bounds the resource URIs one legacy session may
@@ -24,7 +26,7 @@ func (s *Server) subscribeResource(ctx context.Context, rq *request) outcome {
 	if rq.params.URI == nil || *rq.params.URI == "" {
 		return failure(NewError(CodeInvalidParams, "resources/subscribe: params.uri is required"))
 	}
-	uri := normalizeURI(*rq.params.URI)
+	uri := resourceuri.Normalize(*rq.params.URI)
 	var e *Error
 	err := rq.sess.update(ctx, func(st *SessionState) {
 		e = nil

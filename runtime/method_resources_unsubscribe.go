@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"slices"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // unsubscribeResource answers resources/unsubscribe (legacy sessions): no
@@ -16,7 +18,7 @@ func (s *Server) unsubscribeResource(ctx context.Context, rq *request) outcome {
 	if uri == nil || *uri == "" {
 		return failure(NewError(CodeInvalidParams, "resources/unsubscribe: params.uri is required"))
 	}
-	norm := normalizeURI(*uri)
+	norm := resourceuri.Normalize(*uri)
 	if err := rq.sess.update(ctx, func(st *SessionState) {
 		st.Subscriptions = slices.DeleteFunc(st.Subscriptions, func(u string) bool { return u == norm })
 	}); err != nil {

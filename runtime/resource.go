@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
 // ResourceHandler reads one resource (resources/read of its URI). The Call
@@ -138,7 +140,7 @@ type registeredResource struct {
 // registeredTemplate is a ResourceTemplate with its template parsed.
 type registeredTemplate struct {
 	ResourceTemplate
-	tmpl  *uriTemplate
+	tmpl  *resourceuri.Template
 	cache *cacheHint
 }
 
@@ -200,13 +202,13 @@ func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
 	if rt.Handler == nil {
 		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)
 	}
-	tmpl, err := parseURITemplate(rt.URITemplate)
+	tmpl, err := resourceuri.Parse(rt.URITemplate)
 	if err != nil {
 		return err
 	}
 	for name := range rt.Complete {
 		found := false
-		for _, n := range tmpl.names {
+		for _, n := range tmpl.Names() {
 			found = found || n == name
 		}
 		if !found {
@@ -231,4 +233,50 @@ func readCache(h *CacheHint) (*cacheHint, error) {
 		h = &DefaultReadCache
 	}
 	return h.hint()
+}
+
+// URIVars are the variables a resource template's URI template matched in
+// a resources/read URI, percent-decoded: one value for a plain variable,
+// one per element for an exploded list ({/path*}). A query variable the URI
+// leaves out is absent.
+//
+// What a handler may assume of a value, unless its template sets
+// AllowAnyValue: it holds no control character (NUL included), it is not
+// "." or "..", and none of its "/"- or "\"-separated segments is; and the
+// value of a single-segment variable ({name}, {/name}, {.name}, and each
+// element of their exploded forms) holds no "/" or "\" at all, even when
+// the client percent-encoded them. A URI whose values break these rules
+// matches no template (an unknown resource). The values of {+path},
+// {#frag} and query variables may hold "/". Values are still the client's
+// words: check them against what the handler serves.
+type URIVars map[string][]string
+
+// Get returns the first value of name, or "".
+func (v URIVars) Get(name string) string {
+	if vs := v[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// URITemplateVar is one variable of a URI template, as a handler receives
+// it in URIVars.
+type URITemplateVar = resourceuri.Var
+
+// URITemplateVariables parses template with the rules resources/read
+// matches by and returns its variables in template order, or the error
+// AddResourceTemplate would return.
+func URITemplateVariables(template string) ([]URITemplateVar, error) {
+	return resourceuri.Variables(template)
+}
+
+// ExpandURITemplate expands an RFC 6570 URI template with vars: the URI of
+// the resource those variables name, which resources/read matches back to
+// the same variables. It is how a handler builds the URI to announce with
+// NotifyResourceUpdated; generated code wraps it in a typed function per
+// template. A variable absent from vars, or with no values, expands to
+// nothing (a query parameter is left out); values are percent-encoded as
+// their expression's operator requires.
+func ExpandURITemplate(template string, vars URIVars) string {
+	return resourceuri.Expand(template, vars)
 }

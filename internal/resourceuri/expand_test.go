@@ -1,4 +1,4 @@
-package runtime
+package resourceuri
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 // TestExpandURITemplateRFC6570 checks the expansion against the examples of
 // RFC 6570 (sections 1.2 and 3.2).
 func TestExpandURITemplateRFC6570(t *testing.T) {
-	vars := URIVars{
+	vars := Vars{
 		"var": {"value"}, "hello": {"Hello World!"}, "path": {"/foo/bar"}, "empty": {""},
 		"x": {"1024"}, "y": {"768"}, "list": {"red", "green", "blue"},
 	}
@@ -46,33 +46,33 @@ func TestExpandURITemplateRFC6570(t *testing.T) {
 		"a{unclosed":        "a{unclosed",
 		"{+path}{?undef}#1": "/foo/bar#1",
 	} {
-		if got := ExpandURITemplate(template, vars); got != want {
-			t.Errorf("ExpandURITemplate(%q) = %q, want %q", template, got, want)
+		if got := Expand(template, vars); got != want {
+			t.Errorf("Expand(%q) = %q, want %q", template, got, want)
 		}
 	}
 }
 
-// TestExpandURITemplateMatchesBack: what ExpandURITemplate makes of a
+// TestExpandURITemplateMatchesBack: what Expand makes of a
 // template's variables, resources/read matches back to the same variables,
 // characters that need encoding included.
 func TestExpandURITemplateMatchesBack(t *testing.T) {
 	for _, c := range []struct {
 		template string
-		vars     URIVars
+		vars     Vars
 	}{
-		{"notes://{title}", URIVars{"title": {"groceries, and more / 50% off?"}}},
-		{"repo://{owner}/{repo}/blob{/path*}{?ref}", URIVars{"owner": {"mcpgen"}, "repo": {"mcpgen"}, "path": {"docs", "a b.md"}, "ref": {"v1#2"}}},
-		{"repo://{owner}/{repo}/blob{/path*}{?ref}", URIVars{"owner": {"o"}, "repo": {"r"}}},
-		{"file:///{+path}", URIVars{"path": {"home/user/notes.txt"}}},
-		{"weather://forecast/{city}{.format}", URIVars{"city": {"Zürich"}, "format": {"json"}}},
-		{"search://{?q,lang}", URIVars{"q": {"a&b=c"}, "lang": {"en"}}},
+		{"notes://{title}", Vars{"title": {"groceries, and more / 50% off?"}}},
+		{"repo://{owner}/{repo}/blob{/path*}{?ref}", Vars{"owner": {"mcpgen"}, "repo": {"mcpgen"}, "path": {"docs", "a b.md"}, "ref": {"v1#2"}}},
+		{"repo://{owner}/{repo}/blob{/path*}{?ref}", Vars{"owner": {"o"}, "repo": {"r"}}},
+		{"file:///{+path}", Vars{"path": {"home/user/notes.txt"}}},
+		{"weather://forecast/{city}{.format}", Vars{"city": {"Zürich"}, "format": {"json"}}},
+		{"search://{?q,lang}", Vars{"q": {"a&b=c"}, "lang": {"en"}}},
 	} {
-		tpl, err := parseURITemplate(c.template)
+		tpl, err := Parse(c.template)
 		if err != nil {
 			t.Fatalf("%s: %v", c.template, err)
 		}
-		uri := ExpandURITemplate(c.template, c.vars)
-		got, ok := tpl.match(uri)
+		uri := Expand(c.template, c.vars)
+		got, ok := tpl.Match(uri)
 		if !ok {
 			t.Errorf("%s: %q does not match its own template", c.template, uri)
 			continue

@@ -1,22 +1,20 @@
-package runtime
+package resourceuri
 
 import (
 	"strconv"
 	"strings"
 )
 
-// ExpandURITemplate expands an RFC 6570 URI template with vars: the URI of
-// the resource those variables name, which resources/read matches back to
-// the same variables (uri_template.go). It is how a handler builds the URI
-// to announce with NotifyResourceUpdated; generated code wraps it in a
-// typed function per template.
+// Expand expands an RFC 6570 URI template with vars: the URI of
+// the resource those variables name, which Match gives back as the same
+// variables.
 //
 // A variable absent from vars, or with no values, is undefined: it expands
 // to nothing, and a query parameter ({?ref}) is left out. Values are
 // percent-encoded as their expression's operator requires ({+path} and
 // {#frag} keep reserved characters). An unclosed expression is copied as
 // written.
-func ExpandURITemplate(template string, vars URIVars) string {
+func Expand(template string, vars Vars) string {
 	var b strings.Builder
 	for {
 		open := strings.IndexByte(template, '{')
@@ -57,7 +55,7 @@ var expansions = map[byte]expansion{
 }
 
 // expandExpression writes the expansion of one {expression}.
-func expandExpression(b *strings.Builder, expr string, vars URIVars) {
+func expandExpression(b *strings.Builder, expr string, vars Vars) {
 	var op byte
 	if expr != "" && strings.IndexByte("+#./;?&", expr[0]) >= 0 {
 		op, expr = expr[0], expr[1:]

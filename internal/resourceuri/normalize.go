@@ -1,4 +1,10 @@
-package runtime
+// Package resourceuri holds what mcpgen knows of resource URIs: their normal form
+// (RFC 3986 section 6.2.2), and RFC 6570 URI templates as far as MCP
+// servers use them: matching a URI against a template, with the rules
+// that keep decoded values from turning into path tricks, and expanding a
+// template. The runtime matches resources with it; the generator types a
+// template's parameters with it.
+package resourceuri
 
 import "strings"
 
@@ -6,11 +12,11 @@ import "strings"
 // "NOTES://secret" and "notes://%73ecret" name the same resource (RFC 3986
 // section 6.2.2), so they must find the same resource, need the same
 // scopes and reach the same subscribers. Every URI the runtime matches,
-// authorizes, subscribes or announces goes through normalizeURI first; a
+// authorizes, subscribes or announces goes through Normalize first; a
 // fixed resource is filed under its normalized URI, and the literal parts
 // of a template are normalized when it is parsed.
 //
-// normalizeURI applies the syntax-based normalizations that keep meaning
+// Normalize applies the syntax-based normalizations that keep meaning
 // for every scheme: the scheme and host lowercased, percent-encoded
 // unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~") decoded, and
 // the hex digits of the remaining percent-encodings uppercased. It leaves
@@ -18,7 +24,7 @@ import "strings"
 // paths, and template variables refuse them instead (uri_template.go).
 // A malformed percent-encoding ("%zz") is kept as it is; no template
 // matches it.
-func normalizeURI(u string) string {
+func Normalize(u string) string {
 	scheme, rest, hasScheme := splitScheme(u)
 	host := ""
 	if hasScheme && strings.HasPrefix(rest, "//") {

@@ -1,4 +1,4 @@
-package runtime
+package resourceuri
 
 import (
 	"fmt"
@@ -8,31 +8,7 @@ import (
 	"strings"
 )
 
-// URIVars are the variables a resource template's URI template matched in
-// a resources/read URI, percent-decoded: one value for a plain variable,
-// one per element for an exploded list ({/path*}). A query variable the URI
-// leaves out is absent.
-//
-// What a handler may assume of a value, unless its template sets
-// AllowAnyValue: it holds no control character (NUL included), it is not
-// "." or "..", and none of its "/"- or "\"-separated segments is; and the
-// value of a single-segment variable ({name}, {/name}, {.name}, and each
-// element of their exploded forms) holds no "/" or "\" at all, even when
-// the client percent-encoded them. A URI whose values break these rules
-// matches no template (an unknown resource). The values of {+path},
-// {#frag} and query variables may hold "/". Values are still the client's
-// words: check them against what the handler serves.
-type URIVars map[string][]string
-
-// Get returns the first value of name, or "".
-func (v URIVars) Get(name string) string {
-	if vs := v[name]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
-// uriTemplate is a parsed RFC 6570 URI template, as far as MCP servers use
+// Template is a parsed RFC 6570 URI template, as far as MCP servers use
 // it, compiled into one anchored regular expression for matching:
 //
 //   - {var} and {a,b} (simple): each value is one or more characters other
@@ -52,7 +28,7 @@ func (v URIVars) Get(name string) string {
 // the template is registered: a match could not give them back reliably.
 // Values are percent-decoded; an exploded variable is split on its
 // separator first.
-type uriTemplate struct {
+type Template struct {
 	raw   string
 	re    *regexp.Regexp
 	vars  []templateVar // in capture-group order, non-query variables
@@ -60,9 +36,13 @@ type uriTemplate struct {
 	names []string      // every variable name, in template order
 }
 
-// URITemplateVar is one variable of a URI template, as a handler receives
-// it in URIVars.
-type URITemplateVar struct {
+// Vars are the variables a template matched in a URI, percent-decoded:
+// one value for a plain variable, one per element for an exploded list
+// ({/path*}). A query variable the URI leaves out is absent.
+type Vars = map[string][]string
+
+// Var is one variable of a URI template.
+type Var struct {
 	Name string
 	// List: the variable is exploded ({/path*}, {list*}) and may have
 	// several values; otherwise it has at most one.
@@ -72,24 +52,26 @@ type URITemplateVar struct {
 	Optional bool
 }
 
-// URITemplateVariables parses template with the rules resources/read
-// matches by and returns its variables in template order, or the error
-// AddResourceTemplate would return. The generator uses it to type a
-// template's parameters.
-func URITemplateVariables(template string) ([]URITemplateVar, error) {
-	t, err := parseURITemplate(template)
+// Names are the template's variables, in template order.
+func (t *Template) Names() []string { return t.names }
+
+// Variables parses template with the rules Match uses and returns its
+// variables in template order, or the parse error. The generator uses it
+// to type a template's parameters.
+func Variables(template string) ([]Var, error) {
+	t, err := Parse(template)
 	if err != nil {
 		return nil, err
 	}
-	var out []URITemplateVar
+	var out []Var
 	for _, v := range t.vars {
 		for _, n := range v.names {
-			out = append(out, URITemplateVar{Name: n, List: v.sep != "",
+			out = append(out, Var{Name: n, List: v.sep != "",
 				Optional: v.op == '/' || v.op == '.' || len(v.names) > 1 && n != v.names[0]})
 		}
 	}
 	for _, n := range t.query {
-		out = append(out, URITemplateVar{Name: n, Optional: true})
+		out = append(out, Var{Name: n, Optional: true})
 	}
 	// t.vars and t.query are in capture order; give them back in template order.
 	order := map[string]int{}
@@ -98,7 +80,7 @@ func URITemplateVariables(template string) ([]URITemplateVar, error) {
 			order[n] = i
 		}
 	}
-	slices.SortStableFunc(out, func(a, b URITemplateVar) int { return order[a.Name] - order[b.Name] })
+	slices.SortStableFunc(out, func(a, b Var) int { return order[a.Name] - order[b.Name] })
 	return out, nil
 }
 
@@ -109,14 +91,14 @@ type templateVar struct {
 	op    byte
 }
 
-// maxTemplateLen bounds a URI template (and a URI matched against one).
-const maxTemplateLen = 8 << 10
+// MaxLen bounds a URI template (and a URI matched against one).
+const MaxLen = 8 << 10
 
-func parseURITemplate(raw string) (*uriTemplate, error) {
-	if len(raw) > maxTemplateLen {
-		return nil, fmt.Errorf("URI template is longer than %d bytes", maxTemplateLen)
+func Parse(raw string) (*Template, error) {
+	if len(raw) > MaxLen {
+		return nil, fmt.Errorf("URI template is longer than %d bytes", MaxLen)
 	}
-	t := &uriTemplate{raw: raw}
+	t := &Template{raw: raw}
 	var re strings.Builder
 	re.WriteString("^")
 	lastSimple := -1 // where the pattern of a simple variable ends, when nothing follows it yet
@@ -142,7 +124,7 @@ func parseURITemplate(raw string) (*uriTemplate, error) {
 			// the first as a URI (its scheme and host), the others for
 			// their percent-encodings.
 			if i == 0 {
-				lit = normalizeURI(lit)
+				lit = Normalize(lit)
 			} else {
 				var nb strings.Builder
 				writePercentNormalized(&nb, lit)
@@ -269,10 +251,11 @@ func validVarName(n string) bool {
 	return true
 }
 
-// safe reports whether matched values keep the rules URIVars states:
-// they cannot turn a handler that joins them into a path or key into a
-// traversal.
-func (t *uriTemplate) safe(vars URIVars) bool {
+// Safe reports whether matched values keep the rules the runtime states
+// for URIVars (no control character, no "." or ".." segment, no separator
+// in a single-segment variable): they cannot turn a handler that joins
+// them into a path or key into a traversal.
+func (t *Template) Safe(vars Vars) bool {
 	for _, v := range t.vars {
 		single := v.op == 0 || v.op == '/' || v.op == '.'
 		for _, n := range v.names {
@@ -309,17 +292,17 @@ func safeValue(v string, single bool) bool {
 	return true
 }
 
-// match returns the variables of uri, or false when the template does not
+// Match returns the variables of uri, or false when the template does not
 // match it (or a value is not valid percent-encoding).
-func (t *uriTemplate) match(uri string) (URIVars, bool) {
-	if len(uri) > maxTemplateLen {
+func (t *Template) Match(uri string) (Vars, bool) {
+	if len(uri) > MaxLen {
 		return nil, false
 	}
 	m := t.re.FindStringSubmatch(uri)
 	if m == nil {
 		return nil, false
 	}
-	vars := URIVars{}
+	vars := Vars{}
 	g := 1
 	for _, v := range t.vars {
 		s := m[g]
