@@ -198,3 +198,27 @@ func (c *Client) Request(ctx context.Context, method string, params any) (json.R
 	}
 	return c.request(ctx, x, p)
 }
+
+// ServerCapabilities returns the capabilities the server declares to the
+// client's era: those of the session's initialize result, or in 2026-07-28
+// those of server/discover (asked anew on each call). Extensions the server
+// offers are in its extensions member.
+func (c *Client) ServerCapabilities(ctx context.Context) (json.RawMessage, error) {
+	if !c.era.stateless() {
+		return c.serverCaps, nil
+	}
+	res, err := c.request(ctx, &exchange{method: "server/discover"}, map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var discover struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if err := json.Unmarshal(res, &discover); err != nil {
+		return nil, fmt.Errorf("server/discover: decoding the result: %w", err)
+	}
+	if discover.Capabilities == nil {
+		return nil, fmt.Errorf("server/discover: the result has no capabilities: %.200s", res)
+	}
+	return discover.Capabilities, nil
+}

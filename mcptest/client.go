@@ -27,6 +27,9 @@ type Client struct {
 	era Era
 	cfg config
 	tr  transport
+	// serverCaps are the capabilities a session's initialize result
+	// declared; set before Connect returns, read-only after.
+	serverCaps json.RawMessage
 
 	nextID atomic.Int64
 	script script
@@ -90,7 +93,8 @@ func (c *Client) initialize(ctx context.Context) error {
 		return err
 	}
 	var init struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(res, &init); err != nil {
 		return fmt.Errorf("mcptest: initialize: %w", err)
@@ -98,6 +102,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	if init.ProtocolVersion != string(c.era) {
 		return fmt.Errorf("mcptest: initialize: asked for protocol %s, the server answered %q", c.era, init.ProtocolVersion)
 	}
+	c.serverCaps = init.Capabilities
 	if err := c.tr.notify(ctx, &message{JSONRPC: "2.0", Method: "notifications/initialized"}); err != nil {
 		return fmt.Errorf("mcptest: notifications/initialized: %w", err)
 	}

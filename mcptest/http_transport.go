@@ -148,17 +148,31 @@ func (h *httpTransport) readResponse(ctx context.Context, resp *http.Response, i
 			return nil, fmt.Errorf("reading the response: %w", err)
 		}
 		m, err := decodeMessage(body)
-		if err != nil {
+		switch {
+		case !succeeded(resp):
+			e := &HTTPError{StatusCode: resp.StatusCode, Header: resp.Header}
+			if err == nil && m.Error != nil {
+				e.RPC = m.Error
+			} else {
+				e.Body = fmt.Sprintf("%.200s", bytes.TrimSpace(body))
+			}
+			return nil, e
+		case err != nil:
 			return nil, fmt.Errorf("HTTP %s: %w", resp.Status, err)
-		}
-		if m.Error != nil || m.isResponse() {
+		case m.Error != nil || m.isResponse():
 			return m, nil
 		}
 		return nil, fmt.Errorf("HTTP %s: the body is not a response: %.200s", resp.Status, body)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	if !succeeded(resp) {
+		return nil, &HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: string(bytes.TrimSpace(body))}
+	}
 	return nil, fmt.Errorf("HTTP %s (Content-Type %q) answering request %s: %s", resp.Status, ct, id, bytes.TrimSpace(body))
 }
+
+// succeeded reports whether resp has a 2xx status.
+func succeeded(resp *http.Response) bool { return resp.StatusCode >= 200 && resp.StatusCode < 300 }
 
 // answer POSTs the client's response to a question of the server; the
 // server accepts it with 202.
