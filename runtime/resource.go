@@ -259,6 +259,14 @@ func (v URIVars) Get(name string) string {
 	return ""
 }
 
+// NormalizeURI is the form in which the runtime identifies a resource,
+// however its URI is spelled (RFC 3986 section 6.2.2): the scheme and host
+// lowercased, percent-encoded unreserved characters decoded, the hex
+// digits of other percent-encodings uppercased. An extension that looks
+// resources up by URI (skills/get, say) looks them up by this form, as
+// resources/read, scopes and subscriptions do.
+func NormalizeURI(u string) string { return resourceuri.Normalize(u) }
+
 // URITemplateVar is one variable of a URI template, as a handler receives
 // it in URIVars.
 type URITemplateVar = resourceuri.Var

@@ -22,7 +22,7 @@ import (
 // the resources of every file.
 type catalog struct {
 	entries   []*entry          // in registration order
-	byURI     map[string]*entry // by the URI of the SKILL.md
+	byURI     map[string]*entry // by the normalized URI of the SKILL.md (runtime.NormalizeURI)
 	dirs      map[string]*dir   // by the folder's URI
 	resources []runtime.Resource
 	pageSize  int
@@ -124,7 +124,7 @@ func (c *catalog) add(s *Skill) error {
 	}
 	root := "skill://" + escapePath(s.Path)
 	e := &entry{uri: root + "/SKILL.md", scopes: s.Scopes}
-	if _, dup := c.byURI[e.uri]; dup {
+	if _, dup := c.byURI[runtime.NormalizeURI(e.uri)]; dup {
 		return fmt.Errorf("%s is registered twice", e.uri)
 	}
 	seen := map[string]bool{}
@@ -196,7 +196,7 @@ func (c *catalog) add(s *Skill) error {
 	}
 	e.json = raw
 	c.entries = append(c.entries, e)
-	c.byURI[e.uri] = e
+	c.byURI[runtime.NormalizeURI(e.uri)] = e
 	return nil
 }
 
@@ -229,10 +229,10 @@ func (c *catalog) addToFolders(root, file string, def json.RawMessage, scopes []
 		if rel != "." {
 			uri += "/" + escapePath(rel)
 		}
-		d, known := c.dirs[uri]
+		d, known := c.dirs[runtime.NormalizeURI(uri)]
 		if !known {
 			d = &dir{scopes: scopes}
-			c.dirs[uri] = d
+			c.dirs[runtime.NormalizeURI(uri)] = d
 		}
 		d.children = append(d.children, child{name: name, def: def})
 		if known || rel == "." {

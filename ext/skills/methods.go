@@ -61,7 +61,7 @@ func (c *catalog) skillFor(params json.RawMessage) *entry {
 	if json.Unmarshal(params, &p) != nil || p.URI == nil {
 		return nil
 	}
-	return c.byURI[*p.URI]
+	return c.byURI[runtime.NormalizeURI(*p.URI)]
 }
 
 // get answers skills/get: the entry of the skill whose SKILL.md has the
@@ -74,7 +74,7 @@ func (c *catalog) get(params json.RawMessage) (json.RawMessage, *runtime.CacheHi
 	if p.URI == nil {
 		return nil, nil, runtime.NewError(runtime.CodeInvalidParams, "skills/get: params.uri is required")
 	}
-	e := c.byURI[*p.URI]
+	e := c.byURI[runtime.NormalizeURI(*p.URI)]
 	if e == nil {
 		return nil, nil, runtime.NewError(runtime.CodeInvalidParams, "No skill is served at %s", *p.URI)
 	}
@@ -90,7 +90,7 @@ func (c *catalog) dirFor(params json.RawMessage) *dir {
 	if json.Unmarshal(params, &p) != nil || p.URI == nil {
 		return nil
 	}
-	return c.dirs[*p.URI]
+	return c.dirs[runtime.NormalizeURI(*p.URI)]
 }
 
 // readDirectory answers resources/directory/read: one page of a folder's
@@ -105,7 +105,7 @@ func (c *catalog) readDirectory(params json.RawMessage) (json.RawMessage, error)
 	if p.URI == nil {
 		return nil, runtime.NewError(runtime.CodeInvalidParams, "resources/directory/read: params.uri is required")
 	}
-	d := c.dirs[*p.URI]
+	d := c.dirs[runtime.NormalizeURI(*p.URI)]
 	if d == nil {
 		return nil, runtime.NewError(runtime.CodeInvalidParams, "%s is not a directory resource", *p.URI)
 	}

@@ -336,3 +336,23 @@ func TestExtensionDeclared(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillURISpellings: a skill and its folders are found however their
+// URIs are spelled (scheme and host case, percent-encodings), as
+// resources/read finds their files: one resource, one URI.
+func TestSkillURISpellings(t *testing.T) {
+	eachClient(t, func(t *testing.T) *runtime.Server {
+		return skillServer(t, servedSkills(), Options{DirectoryRead: true}, runtime.Options{})
+	}, func(t *testing.T, c *mcptest.Client, transport string) {
+		for _, uri := range []string{"SKILL://PDF-processing/SKILL.md", "skill://pdf-processing/%53KILL.md", "skill://pdf-processing/SKILL%2emd"} {
+			var skill skillEntry
+			call(t, c, "skills/get", map[string]any{"uri": uri}).decode(t, "skill", &skill)
+			if skill.URI != "skill://pdf-processing/SKILL.md" {
+				t.Errorf("%s: skills/get %s: %+v", transport, uri, skill)
+			}
+		}
+		if r := call(t, c, "resources/directory/read", map[string]any{"uri": "Skill://PDF-Processing"}); len(r["resources"]) == 0 {
+			t.Errorf("%s: resources/directory/read of Skill://PDF-Processing: %v", transport, r)
+		}
+	}, false)
+}
