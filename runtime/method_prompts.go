@@ -8,6 +8,16 @@ import (
 	"runtime/debug"
 )
 
+// listPrompts answers prompts/list: one page of the prompts in registration
+// order, their definitions as registered; -32601 when the server has none
+// (it then does not advertise prompts).
+func (s *Server) listPrompts(ctx context.Context, rq *request) outcome {
+	if !s.features.hasPrompts() {
+		return failure(notSupported("prompts"))
+	}
+	return s.fixedListOutcome(ctx, rq, "prompts")
+}
+
 // getPrompt answers prompts/get. An unknown name or a missing required
 // argument is -32602. Like tools/call, in 2026-07-28 this is one round of a
 // possibly multi round-trip request: the handler may elicit, and unanswered

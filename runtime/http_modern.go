@@ -1,0 +1,363 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the seam between the legacy transport and the 2026-07-28
+// stateless core. The legacy ServeHTTP asks isModernHTTP for every POST and
+// hands modern requests to serveModernHTTP; GET and DELETE without a session
+// go to serveModernNoSession.
+
+// isModernHTTP reports whether a POST belongs to the 2026-07-28 era: no
+// session ID, and modern _meta or an MCP-Protocol-Version header, unless the
+// only sign is a header naming a legacy version. So an `initialize` (which
+// carries neither) and every request of a legacy session stay legacy.
+func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
+	if _, ok := modernHeader(r.Header, headerSessionID); ok {
+		return false
+	}
+	if version, ok := modernHeader(r.Header, headerProtocolVersion); ok && !isLegacyVersion(version) {
+		return true
+	}
+	return msg.params().modern()
+}
+
+// serveModernHTTP serves one 2026-07-28 POST. The checks run in the order
+// the conformance fixture uses: required headers present (-32020), _meta
+// well formed (-32602), headers equal to the body (-32020), version
+// supported (-32022), a tool's Mcp-Param-* headers equal to its arguments
+// (-32020); all are HTTP 400. Then the era serves the method.
+func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *message) {
+	out := newModernHTTPStream(w, r)
+	refuse := func(id json.RawMessage, e *Error) { out.finish(encodeError(id, e), http.StatusBadRequest) }
+	switch {
+	case msg.isNotification():
+		// 2026-07-28 has no client notification that means anything over
+		// HTTP (cancellation is closing the response stream).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case !msg.isRequest():
+		refuse(nil, NewError(CodeInvalidRequest, "protocol %s accepts only requests and notifications on POST", Version20260728))
+		return
+	case !validID(msg.ID):
+		refuse(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer"))
+		return
+	}
+	var nameParam paramSet
+	if m := s.row(msg.Method); m != nil {
+		nameParam = m.nameParam
+	}
+	sh, e := readStandardHeaders(r.Header, msg, nameParam)
+	if e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	meta, e := parseRequestMeta(msg.params().Meta)
+	if e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	if e := sh.match(msg, meta); e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	if e := s.versions.checkModern(meta.ProtocolVersion); e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	if e := s.checkToolHeaders(r.Header, msg); e != nil {
+		refuse(msg.ID, e)
+		return
+	}
+	out.finish(s.serveModern(r.Context(), msg, meta, out, addressCaller(r)))
+}
+
+// isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id
+// is the 2026-07-28 era's business: it is unless its MCP-Protocol-Version
+// header names a legacy version.
+func (s *Server) isModernNoSession(r *http.Request) bool {
+	v, ok := modernHeader(r.Header, headerProtocolVersion)
+	return !ok || !isLegacyVersion(v)
+}
+
+// serveModernNoSession answers GET and DELETE in the 2026-07-28 era: there is
+// no standalone stream and no session to end (subscriptions/listen replaces
+// the GET stream), so 405 with Allow: POST.
+func (s *Server) serveModernNoSession(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	http.Error(w, "protocol "+Version20260728+" serves POST only; open a subscriptions/listen stream for notifications", http.StatusMethodNotAllowed)
+}
+
+// 2026-07-28 standard request headers (names are case-insensitive; Go
+// canonicalises them, values are compared case-sensitively).
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	headerParamPrefix     = "Mcp-Param-"
+	headerSessionID       = "Mcp-Session-Id"
+)
+
+// standardHeaders are the values of the standard headers of one POST.
+type standardHeaders struct {
+	version, method string
+	name            string // Mcp-Name, decoded
+	hasName         bool
+	bodyName        string // what Mcp-Name must equal
+	bodyNamePresent bool
+}
+
+// readStandardHeaders checks that the standard headers are present and well
+// encoded (the first check of a 2026-07-28 POST, before _meta); nameParam is
+// the member of params Mcp-Name repeats (the method row's). Its error is
+// -32020 HeaderMismatch.
+func readStandardHeaders(h http.Header, msg *message, nameParam paramSet) (*standardHeaders, *Error) {
+	sh := &standardHeaders{}
+	var ok bool
+	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
+		return nil, headerMismatch(headerProtocolVersion, "the %s header is required", headerProtocolVersion)
+	}
+	if sh.method, ok = modernHeader(h, headerMethod); !ok {
+		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
+	}
+	sh.bodyName, sh.bodyNamePresent = msg.params().member(nameParam)
+	if raw, ok := modernHeader(h, headerName); ok {
+		v, err := decodeHeaderValue(raw)
+		if err != nil {
+			return nil, headerMismatch(headerName, "%s: %v", headerName, err)
+		}
+		sh.name, sh.hasName = v, true
+	}
+	if sh.bodyNamePresent && !sh.hasName {
+		return nil, headerMismatch(headerName, "the %s header is required for %s", headerName, msg.Method)
+	}
+	return sh, nil
+}
+
+// match checks the headers against the body once _meta is known to be well
+// formed (the third check, after -32602 and before -32022).
+func (sh *standardHeaders) match(msg *message, meta *requestMeta) *Error {
+	if sh.version != meta.ProtocolVersion {
+		return headerMismatch(headerProtocolVersion, "the %s header (%q) does not match params._meta[%q] (%q)",
+			headerProtocolVersion, sh.version, metaProtocolVersion, meta.ProtocolVersion)
+	}
+	if sh.method != msg.Method {
+		return headerMismatch(headerMethod, "the %s header (%q) does not match the method %q", headerMethod, sh.method, msg.Method)
+	}
+	if sh.hasName && sh.bodyNamePresent && sh.name != sh.bodyName {
+		return headerMismatch(headerName, "the %s header (%q) does not match the request's %q", headerName, sh.name, sh.bodyName)
+	}
+	return nil
+}
+
+// modernHeader returns the first value of a header and whether it was sent.
+func modernHeader(h http.Header, name string) (string, bool) {
+	vs := h.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return strings.TrimSpace(vs[0]), true
+}
+
+// decodeHeaderValue decodes the =?base64?...?= form that clients use for
+// values that are not plain visible ASCII; anything else is literal. Invalid
+// base64 (including missing padding) or invalid UTF-8 is an error.
+func decodeHeaderValue(v string) (string, error) {
+	const pre, suf = "=?base64?", "?="
+	if len(v) >= len(pre)+len(suf) && strings.EqualFold(v[:len(pre)], pre) && strings.HasSuffix(v, suf) {
+		b, err := base64.StdEncoding.Strict().DecodeString(v[len(pre) : len(v)-len(suf)])
+		if err != nil {
+			return "", fmt.Errorf("invalid base64 value: %v", err)
+		}
+		if !utf8.Valid(b) {
+			return "", fmt.Errorf("base64 value is not UTF-8")
+		}
+		return string(b), nil
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return "", fmt.Errorf("control character in value")
+		}
+	}
+	return v, nil
+}
+
+func headerMismatch(header, format string, args ...any) *Error {
+	e := NewError(CodeHeaderMismatch, format, args...)
+	e.Data = struct {
+		Header string `json:"header"`
+	}{header}
+	return e
+}
+
+// headerParam is one inputSchema property marked "x-mcp-header": the client
+// mirrors its value into the Mcp-Param-<Header> header so that proxies can
+// route on it without reading the body (2026-07-28).
+type headerParam struct {
+	Header string   // the x-mcp-header value, e.g. "Region"
+	Path   []string // property names from the root of the arguments
+	Type   string   // "string", "integer" or "boolean"
+}
+
+// parseHeaderParams finds the x-mcp-header properties of an inputSchema.
+// They may sit only on string, integer or boolean properties reached from the
+// root through "properties" alone; header names are RFC 9110 tokens, unique
+// case-insensitively. A schema that breaks these rules is an error.
+func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
+	var out []headerParam
+	seen := map[string]string{}
+	var walk func(schema json.RawMessage, path []string) error
+	walk = func(schema json.RawMessage, path []string) error {
+		var node struct {
+			Type       json.RawMessage            `json:"type"`
+			Header     json.RawMessage            `json:"x-mcp-header"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if len(schema) == 0 || !isObjectJSON(schema) {
+			return nil
+		}
+		if err := json.Unmarshal(schema, &node); err != nil {
+			return fmt.Errorf("inputSchema at /%s: %w", strings.Join(path, "/properties/"), err)
+		}
+		if node.Header != nil {
+			where := "/properties/" + strings.Join(path, "/properties/")
+			var name string
+			if len(path) == 0 || json.Unmarshal(node.Header, &name) != nil || !isHeaderToken(name) {
+				return fmt.Errorf("inputSchema%s: x-mcp-header must be a non-empty RFC 9110 token on a property", where)
+			}
+			var typ string
+			_ = json.Unmarshal(node.Type, &typ)
+			if typ != "string" && typ != "integer" && typ != "boolean" {
+				return fmt.Errorf("inputSchema%s: x-mcp-header %q is allowed only on string, integer or boolean properties", where, name)
+			}
+			key := strings.ToLower(name)
+			if prev, dup := seen[key]; dup {
+				return fmt.Errorf("inputSchema%s: x-mcp-header %q is already used by %s", where, name, prev)
+			}
+			seen[key] = where
+			out = append(out, headerParam{Header: name, Path: append([]string(nil), path...), Type: typ})
+		}
+		for _, k := range slices.Sorted(maps.Keys(node.Properties)) {
+			if err := walk(node.Properties[k], append(path, k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(inputSchema, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkToolHeaders checks the Mcp-Param-* headers of a tools/call against
+// the arguments of the tool it names. An unknown tool is the method's to
+// report.
+func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
+	p := msg.params()
+	if msg.Method != methodToolsCall || p.Name == nil {
+		return nil
+	}
+	s.mu.RLock()
+	t := s.byName[string(p.Name)]
+	s.mu.RUnlock()
+	if t == nil {
+		return nil
+	}
+	return checkHeaderParams(h, t.headerParams, p.Arguments)
+}
+
+// checkHeaderParams compares each Mcp-Param-* header with the argument it
+// mirrors. A value in the body needs its header; null or absent values need
+// none. Integers compare numerically. The error is -32020.
+func checkHeaderParams(h http.Header, params []headerParam, args json.RawMessage) *Error {
+	if len(params) == 0 {
+		return nil
+	}
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if len(args) > 0 && dec.Decode(&root) != nil {
+		return nil // the arguments are invalid; input validation reports it
+	}
+	for _, p := range params {
+		v, ok := lookupArgPath(root, p.Path)
+		if !ok || v == nil {
+			continue
+		}
+		name := headerParamPrefix + p.Header
+		raw, sent := modernHeader(h, name)
+		if !sent {
+			return headerMismatch(name, "the %s header is required: arguments.%s has a value", name, strings.Join(p.Path, "."))
+		}
+		hv, err := decodeHeaderValue(raw)
+		if err != nil {
+			return headerMismatch(name, "%s: %v", name, err)
+		}
+		if !headerParamEqual(p.Type, hv, v) {
+			return headerMismatch(name, "the %s header does not match arguments.%s", name, strings.Join(p.Path, "."))
+		}
+	}
+	return nil
+}
+
+// headerParamEqual compares a decoded header with the body value v.
+func headerParamEqual(typ, header string, v any) bool {
+	switch typ {
+	case "string":
+		s, ok := v.(string)
+		return ok && s == header
+	case "boolean":
+		b, ok := v.(bool)
+		return ok && strconv.FormatBool(b) == header
+	case "integer":
+		n, ok := v.(json.Number)
+		if !ok {
+			return false
+		}
+		bv, err1 := strconv.ParseFloat(n.String(), 64)
+		hv, err2 := strconv.ParseFloat(header, 64)
+		return err1 == nil && err2 == nil && bv == hv
+	}
+	return false
+}
+
+func lookupArgPath(v any, path []string) (any, bool) {
+	for _, k := range path {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = obj[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// isHeaderToken reports whether s is a non-empty RFC 9110 token.
+func isHeaderToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
