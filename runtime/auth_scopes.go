@@ -26,9 +26,7 @@ func toolScopes(s *Server, _ context.Context, m *message) (string, []string, *Er
 	if p.Name == nil {
 		return "", nil, nil
 	}
-	s.mu.RLock()
-	t := s.byName[string(p.Name)]
-	s.mu.RUnlock()
+	t := s.features.toolNamed(p.Name)
 	if t == nil {
 		return "", nil, nil
 	}
@@ -72,10 +70,7 @@ func completionScopes(s *Server, _ context.Context, m *message) (string, []strin
 			return "prompt " + strconv.Quote(rp.Name), rp.Scopes, nil
 		}
 	case "ref/resource":
-		f := &s.features
-		f.mu.RLock()
-		defer f.mu.RUnlock()
-		if t := f.templateBy[ref.URI]; t != nil {
+		if t, _ := s.features.template(ref.URI); t != nil {
 			return "resource template " + strconv.Quote(ref.URI), t.Scopes, nil
 		}
 	}
@@ -165,32 +160,7 @@ func (s *Server) scopesSupported() []string {
 	if s.auth.cfg.ScopesSupported != nil {
 		return s.auth.cfg.ScopesSupported
 	}
-	out := slices.Clone(s.auth.cfg.Scopes)
-	add := func(scopes []string) {
-		for _, sc := range scopes {
-			if !slices.Contains(out, sc) {
-				out = append(out, sc)
-			}
-		}
-	}
-	s.mu.RLock()
-	for _, t := range s.tools {
-		add(t.Scopes)
-	}
-	s.mu.RUnlock()
-	f := &s.features
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	for _, p := range f.prompts {
-		add(p.Scopes)
-	}
-	for _, r := range f.resources {
-		add(r.Scopes)
-	}
-	for _, t := range f.templates {
-		add(t.Scopes)
-	}
-	return out
+	return s.features.scopes(s.auth.cfg.Scopes)
 }
 
 // refuseMissingScopes is the transport's check of one POST's requests: the
@@ -232,21 +202,6 @@ func (s *Server) scopeError(ctx context.Context, target string, scopes []string)
 	return nil
 }
 
-// filteredToolPages are the pages of tools/list for a principal when
-// Auth.FilterLists is set: only the tools its scopes allow, each as the
-// request's era shows it.
-func (s *Server) filteredToolPages(p *Principal, definition func(*registeredTool) json.RawMessage) [][]byte {
-	s.mu.RLock()
-	var allowed [][]byte
-	for _, t := range s.tools {
-		if len(s.auth.missing(p, t.Scopes)) == 0 {
-			allowed = append(allowed, definition(t))
-		}
-	}
-	s.mu.RUnlock()
-	return encodePages("tools", allowed, s.opts.PageSize)
-}
-
 // listFilter is what Auth.FilterLists lets a list show its principal: an
 // entry whose scopes the token grants; nil when lists are not filtered.
 func (s *Server) listFilter(ctx context.Context) func(scopes []string) bool {
@@ -257,4 +212,3 @@ func (s *Server) listFilter(ctx context.Context) func(scopes []string) bool {
 	return func(scopes []string) bool { return len(s.auth.missing(p, scopes)) == 0 }
 }
 
-var privateListCache = cacheHint{ttlMs: listCacheTTL.Milliseconds(), scope: "private"}

@@ -98,13 +98,11 @@ func (s *Server) announce(ev listenEvent) {
 func (s *Server) forget(ev listenEvent) {
 	switch ev.method {
 	case methodToolsListChanged:
-		s.mu.Lock()
-		s.listPages, s.legacyPages = nil, nil
-		s.mu.Unlock()
-	case methodPromptsListChanged, methodResourcesListChanged:
-		s.features.mu.Lock()
-		s.features.pages = nil
-		s.features.mu.Unlock()
+		s.features.forget(listTools)
+	case methodPromptsListChanged:
+		s.features.forget(listPrompts)
+	case methodResourcesListChanged:
+		s.features.forget(listTemplates)
 	}
 }
 

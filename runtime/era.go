@@ -76,11 +76,12 @@ type era interface {
 	closeRound(rq *request, target string, args json.RawMessage, call *Call, err error) (outcome, bool)
 	// resourceNotFound is the error of a resources/read of an unknown URI.
 	resourceNotFound(uri string) *Error
-	// toolDefinition, toolPages and toolResult are a tool as the era's
-	// revisions allow it: 2025 ones know only object structured output
-	// (output_root.go), 2026-07-28 reserves -32042.
-	toolDefinition(t *registeredTool) json.RawMessage
-	toolPages(s *Server) [][]byte
+	// legacyShapes reports whether the era's revisions know only object
+	// structured output (2025: tools whose outputSchema root is not an
+	// object are listed wrapped, internal/schema); toolResult is a tool's
+	// result as they allow it: 2025 ones wrap non-object structured
+	// output, 2026-07-28 reserves -32042.
+	legacyShapes() bool
 	toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error)
 	// tasks is the era's task protocol (task_era.go).
 	tasks() taskEra

@@ -66,16 +66,8 @@ func (x *legacyExchange) resourceNotFound(uri string) *Error {
 	return &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 }
 
-// toolDefinition is the tool with an outputSchema whose root is not an
-// object wrapped as {"result": ...} (output_root.go).
-func (x *legacyExchange) toolDefinition(t *registeredTool) json.RawMessage {
-	if t.legacyDef != nil {
-		return t.legacyDef
-	}
-	return t.Definition
-}
-
-func (x *legacyExchange) toolPages(s *Server) [][]byte { return s.legacyToolListPages() }
+// legacyShapes: the 2025 revisions define structuredContent as an object.
+func (x *legacyExchange) legacyShapes() bool { return true }
 
 func (x *legacyExchange) tasks() taskEra { return legacyTasks{} }
 

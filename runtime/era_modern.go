@@ -109,8 +109,7 @@ func (x *modernExchange) resourceNotFound(uri string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 }
 
-func (x *modernExchange) toolDefinition(t *registeredTool) json.RawMessage { return t.Definition }
-func (x *modernExchange) toolPages(s *Server) [][]byte                     { return s.toolListPages() }
+func (x *modernExchange) legacyShapes() bool { return false }
 func (x *modernExchange) tasks() taskEra                                   { return modernTasks{x} }
 
 // toolResult keeps a handler's own -32042 from the client: 2026-07-28

@@ -1,118 +1,168 @@
 package runtime
 
 import (
-	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
-// featureRegistry holds the prompts, resources and resource templates of a
-// Server, in registration order, and the encoded pages of their lists.
+// featureRegistry holds what a server offers: its tools, prompts, resources
+// and resource templates, each kind in registration order (lists are
+// deterministic) and by key, and the encoded pages of their lists
+// (feature_lists.go). Registration compiles a feature (tool.go, prompt.go,
+// resource.go); the registry files it.
 type featureRegistry struct {
-	mu         sync.RWMutex
-	prompts    []*registeredPrompt
-	promptBy   map[string]*registeredPrompt
-	resources  []*registeredResource
-	resourceBy map[string]*registeredResource
-	templates  []*registeredTemplate
-	templateBy map[string]*registeredTemplate
-	completes  bool                  // some prompt or template has a completion handler
-	pages      map[string][][]byte   // encoded pages of fixed lists, by method, built lazily
-	listCache  map[string]*cacheHint // cache hints of lists set with SetListCache, by method
+	pageSize int // Options.PageSize
+
+	mu        sync.RWMutex
+	tools     featureSet[registeredTool]     // by name
+	prompts   featureSet[registeredPrompt]   // by name
+	resources featureSet[registeredResource] // by normalized URI
+	templates featureSet[registeredTemplate] // by URI template, as registered
+	completes bool                           // some prompt or template has a completion handler
+	tasks     bool                           // some tool may run as a task
+	cached    map[pageKey][][]byte           // encoded pages of the fixed lists, built lazily
+	listCache map[listKind]*cacheHint        // cache hints set with SetListCache
+}
+
+// featureSet is one kind of feature, in registration order and by key.
+type featureSet[T any] struct {
+	items []*T
+	byKey map[string]*T
+}
+
+// add files it under key, unless the key is taken.
+func (s *featureSet[T]) add(key string, it *T) bool {
+	if s.byKey[key] != nil {
+		return false
+	}
+	if s.byKey == nil {
+		s.byKey = map[string]*T{}
+	}
+	s.items = append(s.items, it)
+	s.byKey[key] = it
+	return true
+}
+
+func newFeatureRegistry(pageSize int) *featureRegistry {
+	return &featureRegistry{pageSize: pageSize}
+}
+
+func (f *featureRegistry) addTool(t *registeredTool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.tools.add(t.Name, t) {
+		return fmt.Errorf("tool %q is already registered", t.Name)
+	}
+	f.tasks = f.tasks || t.tasks != taskForbidden
+	f.forgetLocked(listTools)
+	return nil
 }
 
 func (f *featureRegistry) addPrompt(p *registeredPrompt) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.promptBy == nil {
-		f.promptBy = map[string]*registeredPrompt{}
-	}
-	if f.promptBy[p.Name] != nil {
+	if !f.prompts.add(p.Name, p) {
 		return fmt.Errorf("prompt %q is already registered", p.Name)
 	}
-	f.prompts = append(f.prompts, p)
-	f.promptBy[p.Name] = p
 	f.completes = f.completes || len(p.Complete) > 0
-	f.pages = nil
+	f.forgetLocked(listPrompts)
 	return nil
 }
 
 func (f *featureRegistry) addResource(r *registeredResource) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.resourceBy == nil {
-		f.resourceBy = map[string]*registeredResource{}
-	}
 	key := resourceuri.Normalize(r.URI)
-	if have := f.resourceBy[key]; have != nil {
+	if have := f.resources.byKey[key]; have != nil {
 		if have.URI != r.URI {
 			return fmt.Errorf("resource %q is already registered, as %q (the same URI, spelled differently)", r.URI, have.URI)
 		}
 		return fmt.Errorf("resource %q is already registered", r.URI)
 	}
-	f.resources = append(f.resources, r)
-	f.resourceBy[key] = r
-	f.pages = nil
+	f.resources.add(key, r)
 	return nil
 }
 
 func (f *featureRegistry) addTemplate(t *registeredTemplate) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.templateBy == nil {
-		f.templateBy = map[string]*registeredTemplate{}
-	}
-	if f.templateBy[t.URITemplate] != nil {
+	if !f.templates.add(t.URITemplate, t) {
 		return fmt.Errorf("resource template %q is already registered", t.URITemplate)
 	}
-	f.templates = append(f.templates, t)
-	f.templateBy[t.URITemplate] = t
 	f.completes = f.completes || len(t.Complete) > 0
-	f.pages = nil
+	f.forgetLocked(listTemplates)
 	return nil
 }
 
-func (f *featureRegistry) hasPrompts() bool {
+// tool is the tool named name, or nil.
+func (f *featureRegistry) tool(name string) *registeredTool {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return len(f.prompts) > 0
+	return f.tools.byKey[name]
 }
 
-func (f *featureRegistry) hasResources() bool {
+// toolNamed is tool for a name held as bytes (params.name): the lookup
+// allocates nothing.
+func (f *featureRegistry) toolNamed(name []byte) *registeredTool {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return len(f.resources) > 0 || len(f.templates) > 0
-}
-
-func (f *featureRegistry) hasCompletions() bool {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return f.completes
+	return f.tools.byKey[string(name)]
 }
 
 func (f *featureRegistry) prompt(name string) *registeredPrompt {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return f.promptBy[name]
+	return f.prompts.byKey[name]
+}
+
+// template is the template registered as uriTemplate, and else the fixed
+// resource with that URI (completion refs name either).
+func (f *featureRegistry) template(uriTemplate string) (*registeredTemplate, *registeredResource) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.templates.byKey[uriTemplate], f.resources.byKey[resourceuri.Normalize(uriTemplate)]
+}
+
+// offers reports what the server has registered: tools, prompts,
+// resources (or templates), completion handlers, tools that may run as
+// tasks. It decides what capabilities and a listen acknowledgement show.
+func (f *featureRegistry) offers() (tools, prompts, resources, completions, tasks bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return len(f.tools.items) > 0, len(f.prompts.items) > 0, len(f.resources.items)+len(f.templates.items) > 0, f.completes, f.tasks
+}
+
+func (f *featureRegistry) hasPrompts() bool {
+	_, p, _, _, _ := f.offers()
+	return p
+}
+
+func (f *featureRegistry) hasResources() bool {
+	_, _, r, _, _ := f.offers()
+	return r
+}
+
+func (f *featureRegistry) hasCompletions() bool {
+	_, _, _, c, _ := f.offers()
+	return c
 }
 
 // findResource returns the fixed resource with this URI or else the first
 // template, in registration order, that matches it and whose variables are
-// safe (uri_template.go), with its variables. uri is normalized first
-// (resource_uri.go), so that every spelling of a URI finds one resource.
+// safe (internal/resourceuri), with its variables. uri is normalized first,
+// so that every spelling of a URI finds one resource.
 func (f *featureRegistry) findResource(uri string) (*registeredResource, *registeredTemplate, URIVars) {
 	uri = resourceuri.Normalize(uri)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if r := f.resourceBy[uri]; r != nil {
+	if r := f.resources.byKey[uri]; r != nil {
 		return r, nil, nil
 	}
-	for _, t := range f.templates {
+	for _, t := range f.templates.items {
 		if vars, ok := t.tmpl.Match(uri); ok && (t.AllowAnyValue || t.tmpl.Safe(vars)) {
 			return nil, t, vars
 		}
@@ -133,195 +183,32 @@ func (f *featureRegistry) scopesOf(uri string) (string, []string, *Error) {
 	return "", nil, nil
 }
 
-// SetListCache sets the 2026-07-28 cache hint of one list's results:
-// method is "tools/list", "prompts/list", "resources/list" or
-// "resources/templates/list". The default is public for one minute (a
-// subscriptions/listen stream hears of changes sooner).
-func (s *Server) SetListCache(method string, h CacheHint) error {
-	switch method {
-	case methodToolsList, methodPromptsList, methodResourcesList, methodTemplatesList:
-	default:
-		return fmt.Errorf("SetListCache: %q is not a list method", method)
+// scopes are every scope a tool, prompt, resource or template declares, in
+// order of first appearance, after those given.
+func (f *featureRegistry) scopes(first []string) []string {
+	out := slices.Clone(first)
+	add := func(scopes []string) {
+		for _, sc := range scopes {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
 	}
-	c, err := h.hint()
-	if err != nil {
-		return fmt.Errorf("SetListCache %s: %w", method, err)
-	}
-	f := &s.features
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.listCache == nil {
-		f.listCache = map[string]*cacheHint{}
-	}
-	f.listCache[method] = c
-	return nil
-}
-
-// listCacheOf is the cache hint of a list method's results.
-func (s *Server) listCacheOf(method string) *cacheHint {
-	f := &s.features
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if c := f.listCache[method]; c != nil {
-		return c
+	for _, t := range f.tools.items {
+		add(t.Scopes)
 	}
-	return &publicListCache
-}
-
-// fixedPages returns the encoded pages of one of the fixed lists (prompts,
-// templates), built on first use after a change.
-func (s *Server) fixedPages(method, key string) [][]byte {
-	f := &s.features
-	f.mu.RLock()
-	pages := f.pages[method]
-	f.mu.RUnlock()
-	if pages != nil {
-		return pages
+	for _, p := range f.prompts.items {
+		add(p.Scopes)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if pages := f.pages[method]; pages != nil {
-		return pages
+	for _, r := range f.resources.items {
+		add(r.Scopes)
 	}
-	var defs [][]byte
-	switch method {
-	case methodPromptsList:
-		for _, p := range f.prompts {
-			defs = append(defs, p.Definition)
-		}
-	case methodTemplatesList:
-		for _, t := range f.templates {
-			defs = append(defs, t.Definition)
-		}
+	for _, t := range f.templates.items {
+		add(t.Scopes)
 	}
-	pages = encodePages(key, defs, s.opts.PageSize)
-	if f.pages == nil {
-		f.pages = map[string][][]byte{}
-	}
-	f.pages[method] = pages
-	return pages
-}
-
-// encodePages encodes definitions as list results of size entries each
-// under key, every page but the last with the nextCursor of the next.
-func encodePages(key string, defs [][]byte, size int) [][]byte {
-	pages := [][]byte{}
-	for start := 0; start == 0 || start < len(defs); start += size {
-		end := min(start+size, len(defs))
-		b := append([]byte(`{"`), key...)
-		b = append(b, `":[`...)
-		for i, d := range defs[start:end] {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, d...)
-		}
-		b = append(b, ']')
-		if end < len(defs) {
-			b = append(b, `,"nextCursor":"`...)
-			b = append(b, encodeCursor(end)...)
-			b = append(b, '"')
-		}
-		pages = append(pages, append(b, '}'))
-	}
-	return pages
-}
-
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset)))
-}
-
-// pageIndex decodes a list cursor into the index of its page.
-func pageIndex(method string, cursor *string, size int) (int, *Error) {
-	if cursor == nil {
-		return 0, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(*cursor)
-	n, err2 := strconv.Atoi(string(b))
-	if err != nil || err2 != nil || n <= 0 || n%size != 0 {
-		return 0, NewError(CodeInvalidParams, "%s: invalid cursor", method)
-	}
-	return n / size, nil
-}
-
-// fixedListOutcome answers one page of a fixed list.
-func (s *Server) fixedListOutcome(ctx context.Context, rq *request, key string) outcome {
-	page, e := pageIndex(rq.method, rq.params.Cursor, s.opts.PageSize)
-	if e != nil {
-		return failure(e)
-	}
-	pages, cache := s.fixedPages(rq.method, key), s.listCacheOf(rq.method)
-	if allow := s.listFilter(ctx); allow != nil {
-		pages, cache = encodePages(key, s.allowedFixedDefs(rq.method, allow), s.opts.PageSize), &privateListCache
-	}
-	if page >= len(pages) {
-		return failure(NewError(CodeInvalidParams, "%s: invalid cursor", rq.method))
-	}
-	return outcome{result: json.RawMessage(pages[page]), cache: cache}
-}
-
-// allowedFixedDefs are the prompts or templates whose scopes allow grants.
-func (s *Server) allowedFixedDefs(method string, allow func(scopes []string) bool) [][]byte {
-	f := &s.features
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	var defs [][]byte
-	switch method {
-	case methodPromptsList:
-		for _, p := range f.prompts {
-			if allow(p.Scopes) {
-				defs = append(defs, p.Definition)
-			}
-		}
-	case methodTemplatesList:
-		for _, t := range f.templates {
-			if allow(t.Scopes) {
-				defs = append(defs, t.Definition)
-			}
-		}
-	}
-	return defs
-}
-
-// resourceDefinitions are the entries of resources/list: the fixed
-// resources, then what each template's lister reports; with allow, only
-// those whose scopes (a listed resource's are its template's) it allows.
-func (s *Server) resourceDefinitions(ctx context.Context, allow func(scopes []string) bool) ([][]byte, error) {
-	if allow == nil {
-		allow = func([]string) bool { return true }
-	}
-	f := &s.features
-	f.mu.RLock()
-	defs := make([][]byte, 0, len(f.resources))
-	for _, r := range f.resources {
-		if allow(r.Scopes) {
-			defs = append(defs, r.Definition)
-		}
-	}
-	var listers []*registeredTemplate
-	for _, t := range f.templates {
-		if t.List != nil && allow(t.Scopes) {
-			listers = append(listers, t)
-		}
-	}
-	f.mu.RUnlock()
-	for _, t := range listers {
-		infos, err := t.List(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("listing the resources of %q: %w", t.URITemplate, err)
-		}
-		for _, info := range infos {
-			if info.URI == "" || info.Name == "" {
-				return nil, fmt.Errorf("listing the resources of %q: a resource without uri or name", t.URITemplate)
-			}
-			b, err := json.Marshal(info)
-			if err != nil {
-				return nil, fmt.Errorf("listing the resources of %q: %w", t.URITemplate, err)
-			}
-			defs = append(defs, b)
-		}
-	}
-	return defs, nil
+	return out
 }
 
 // notSupported is the -32601 of a feature the server has nothing

@@ -268,9 +268,7 @@ func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
 	if msg.Method != methodToolsCall || p.Name == nil {
 		return nil
 	}
-	s.mu.RLock()
-	t := s.byName[string(p.Name)]
-	s.mu.RUnlock()
+	t := s.features.toolNamed(p.Name)
 	if t == nil {
 		return nil
 	}

@@ -81,9 +81,7 @@ func (r *IncomingRequest) ToolRegistered() bool {
 	if r.s == nil || r.Name == "" {
 		return false
 	}
-	r.s.mu.RLock()
-	defer r.s.mu.RUnlock()
-	return r.s.byName[r.Name] != nil
+	return r.s.features.tool(r.Name) != nil
 }
 
 // Response is the outcome of an incoming request as interceptors see it.

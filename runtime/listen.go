@@ -208,13 +208,10 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 // (resource_uri.go). More than maxSubscriptions resource URIs, or more than
 // Options.MaxSubscriptionBytes of them, is -32602.
 func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
-	s.mu.RLock()
-	tools := len(s.tools) > 0
-	s.mu.RUnlock()
-	resources := s.features.hasResources()
+	tools, prompts, resources, _, _ := s.features.offers()
 	h := subscriptionFilter{
 		ToolsListChanged:     filter.ToolsListChanged && tools,
-		PromptsListChanged:   filter.PromptsListChanged && s.features.hasPrompts(),
+		PromptsListChanged:   filter.PromptsListChanged && prompts,
 		ResourcesListChanged: filter.ResourcesListChanged && resources,
 	}
 	if resources && len(filter.ResourceSubscriptions) > 0 {

@@ -50,10 +50,7 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 		}
 		h = rp.Complete[*arg.Name]
 	case "ref/resource":
-		f := &s.features
-		f.mu.RLock()
-		t, r := f.templateBy[ref.URI], f.resourceBy[ref.URI]
-		f.mu.RUnlock()
+		t, r := s.features.template(ref.URI)
 		switch {
 		case t != nil:
 			h = t.Complete[*arg.Name]

@@ -51,7 +51,7 @@ func (s *Server) ping(context.Context, *request) outcome {
 // offers (Options.SupportedProtocolVersions), legacy ones included (a client that finds only those initializes a
 // session), and the same capabilities a legacy initialize reports.
 func (s *Server) discover(_ context.Context, rq *request) outcome {
-	return outcome{cache: s.listCache(), result: struct {
+	return outcome{cache: &publicListCache, result: struct {
 		SupportedVersions []string        `json:"supportedVersions"`
 		Capabilities      json.RawMessage `json:"capabilities"`
 		Instructions      string          `json:"instructions,omitempty"`
@@ -82,8 +82,8 @@ func (s *Server) setLogLevel(ctx context.Context, rq *request) outcome {
 // capabilities.extensions (and, for an extension with a legacy member of
 // its own, that member: 2025-11-25's tasks).
 func (s *Server) capabilities(version string) json.RawMessage {
+	tools, prompts, resources, completions, _ := s.features.offers()
 	s.mu.RLock()
-	tools := len(s.tools) > 0
 	exts := slices.Clone(s.extensions)
 	s.mu.RUnlock()
 	b := []byte{'{'}
@@ -98,13 +98,13 @@ func (s *Server) capabilities(version string) json.RawMessage {
 	if tools {
 		add("tools", []byte(`{"listChanged":true}`))
 	}
-	if s.features.hasPrompts() {
+	if prompts {
 		add("prompts", []byte(`{"listChanged":true}`))
 	}
-	if s.features.hasResources() {
+	if resources {
 		add("resources", []byte(`{"subscribe":true,"listChanged":true}`))
 	}
-	if s.features.hasCompletions() {
+	if completions {
 		add("completions", []byte(`{}`))
 	}
 	add("logging", []byte(`{}`))

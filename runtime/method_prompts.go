@@ -15,7 +15,7 @@ func (s *Server) listPrompts(ctx context.Context, rq *request) outcome {
 	if !s.features.hasPrompts() {
 		return failure(notSupported("prompts"))
 	}
-	return s.fixedListOutcome(ctx, rq, "prompts")
+	return s.features.page(ctx, rq.method, listPrompts, false, rq.params.Cursor, s.listFilter(ctx))
 }
 
 // getPrompt answers prompts/get. An unknown name or a missing required

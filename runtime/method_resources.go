@@ -18,23 +18,7 @@ func (s *Server) listResources(ctx context.Context, rq *request) outcome {
 	if !s.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
-	page, e := pageIndex(rq.method, rq.params.Cursor, s.opts.PageSize)
-	if e != nil {
-		return failure(e)
-	}
-	allow := s.listFilter(ctx)
-	defs, err := s.resourceDefinitions(ctx, allow)
-	if err != nil {
-		return failure(NewError(CodeInternalError, "resources/list: %v", err))
-	}
-	if start := page * s.opts.PageSize; start > 0 && start >= len(defs) {
-		return failure(NewError(CodeInvalidParams, "resources/list: invalid cursor"))
-	}
-	pages, cache := encodePages("resources", defs, s.opts.PageSize), s.listCacheOf(rq.method)
-	if allow != nil {
-		cache = &privateListCache // the list depends on who asks
-	}
-	return outcome{result: json.RawMessage(pages[page]), cache: cache}
+	return s.features.page(ctx, rq.method, listResources, false, rq.params.Cursor, s.listFilter(ctx))
 }
 
 // listResourceTemplates answers resources/templates/list: one page of the
@@ -44,7 +28,7 @@ func (s *Server) listResourceTemplates(ctx context.Context, rq *request) outcome
 	if !s.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
-	return s.fixedListOutcome(ctx, rq, "resourceTemplates")
+	return s.features.page(ctx, rq.method, listTemplates, false, rq.params.Cursor, s.listFilter(ctx))
 }
 
 // ErrResourceNotFound is what a resource handler returns when the resource

@@ -28,6 +28,8 @@ type methodRow struct {
 	// scopes that target requires (auth_scopes.go), or noScopes. Every row
 	// must decide (method_table_test.go walks the table).
 	auth authRule
+	// list is the list a list method pages (feature_lists.go).
+	list listKind
 	// handler: the method runs an application handler, so it takes a slot
 	// of Options.MaxConcurrentCalls (its caller's share) while it runs.
 	handler bool
@@ -57,12 +59,12 @@ var coreMethods = []methodRow{
 	{name: methodDiscover, eras: modernEra, auth: noScopes, serve: (*Server).discover},
 	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*Server).listen},
 
-	{name: methodToolsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listTools},
+	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, serve: (*Server).listTools},
 	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*Server).callTool},
-	{name: methodPromptsList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listPrompts},
+	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, serve: (*Server).listPrompts},
 	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*Server).getPrompt},
-	{name: methodResourcesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResources},
-	{name: methodTemplatesList, eras: everyEra, params: pCursor, auth: noScopes, serve: (*Server).listResourceTemplates},
+	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, serve: (*Server).listResources},
+	{name: methodTemplatesList, eras: everyEra, params: pCursor, list: listTemplates, auth: noScopes, serve: (*Server).listResourceTemplates},
 	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, handler: true, serve: (*Server).readResource},
 	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*Server).subscribeResource},
 	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*Server).unsubscribeResource},

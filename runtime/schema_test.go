@@ -20,7 +20,7 @@ func TestViolationsReportEveryProblem(t *testing.T) {
 	if err := s.AddTool(tool); err != nil {
 		t.Fatal(err)
 	}
-	_, res := s.byName["m"].validate(json.RawMessage(`{"mode":"write","level":3,"n":0,"s":"c"}`))
+	_, res := s.features.tool("m").validate(json.RawMessage(`{"mode":"write","level":3,"n":0,"s":"c"}`))
 	if res == nil || !res.IsError {
 		t.Fatalf("want an isError result, got %+v", res)
 	}

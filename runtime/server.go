@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
-	"github.com/mcpgen/mcpgen/runtime/internal/schema"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Options configure a Server. The zero value is safe: loopback-only origins,
@@ -293,13 +290,7 @@ type Server struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu        sync.RWMutex
-	tools     []*registeredTool // in registration order: tools/list is deterministic
-	byName    map[string]*registeredTool
-	listPages [][]byte // encoded tools/list results per page, built lazily
-	// legacyPages are listPages as 2025-era sessions see them, when a
-	// tool's definition differs there (output_root.go); else nil.
-	legacyPages [][]byte
+	mu sync.RWMutex // guards extensions
 
 	sessionStore SessionStore
 	pending      PendingRouter
@@ -322,10 +313,10 @@ type Server struct {
 	sealer     *reqstate.Sealer // seals 2026-07-28 requestState
 	listeners  *listenHub       // open subscriptions/listen streams
 
-	features featureRegistry // prompts, resources and resource templates
-	changes  changeFanout    // where change notifications go: sessions, stdio, replicas
-	auth     *authState      // Options.Auth checked; nil without authorization
-	tasks    *taskEngine     // tools that run as tasks
+	features *featureRegistry // tools, prompts, resources and resource templates
+	changes  changeFanout     // where change notifications go: sessions, stdio, replicas
+	auth     *authState       // Options.Auth checked; nil without authorization
+	tasks    *taskEngine      // tools that run as tasks
 
 	stopSignals func() // unregisters from the Bus's SessionSignals, if any
 
@@ -336,18 +327,6 @@ type Server struct {
 
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
-}
-
-// registeredTool is a Tool with its input schema compiled.
-type registeredTool struct {
-	Tool
-	input        *jsonschema.Schema
-	headerParams []headerParam    // 2026-07-28 x-mcp-header parameters
-	flat         *schema.Flat     // the allocation-free fast path of input, or nil
-	keys         *schema.KeyShape // the names input declares, for an exact decode
-	output       *outputCheck     // the compiled outputSchema, or nil
-	legacyDef    []byte           // Definition as 2025-era sessions see it (output_root.go), or nil: the same
-	tasks        taskSupport      // execution.taskSupport
 }
 
 // Validate reports what is wrong with the options, naming the field; NewServer
@@ -370,7 +349,7 @@ func NewServer(opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	opts = opts.withDefaults()
-	s := &Server{opts: opts, logger: logger, byName: map[string]*registeredTool{},
+	s := &Server{opts: opts, logger: logger, features: newFeatureRegistry(opts.PageSize),
 		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events, ledger: opts.StateLedger,
 		sessions: map[string]*session{}}
 	if s.sessionStore == nil {
@@ -415,7 +394,7 @@ func NewServer(opts Options) *Server {
 	s.tasks = newTaskEngine(s)
 	core := index(coreMethods)
 	s.methods.Store(&core)
-	if err := s.addExtension(s.tasks.extension()); err != nil {
+	if err := s.addExtension(taskExtension(s.features)); err != nil {
 		panic(err) // the runtime's own rows do not collide
 	}
 	s.serverInfo, _ = json.Marshal(struct {
@@ -430,63 +409,27 @@ func NewServer(opts Options) *Server {
 // AddTool registers a tool: it compiles the inputSchema of its Definition and
 // the forms of its elicitations. Adding a name twice is an error.
 func (s *Server) AddTool(t Tool) error {
-	var def struct {
-		Name        string          `json:"name"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(t.Definition, &def); err != nil {
-		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
-	}
-	if def.Name != t.Name {
-		return fmt.Errorf("tool %q: definition names %q", t.Name, def.Name)
-	}
-	if t.Handler == nil {
-		return fmt.Errorf("tool %q: no handler", t.Name)
-	}
-	in, err := schema.Compile("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
+	rt, err := compileTool(t)
 	if err != nil {
-		return fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	hp, err := parseHeaderParams(def.InputSchema)
-	if err != nil {
-		return fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
 		return err
 	}
-	ts, err := parseTaskSupport(t.Definition)
+	return s.features.addTool(rt)
+}
+
+// SetListCache sets the 2026-07-28 cache hint of one list's results:
+// method is "tools/list", "prompts/list", "resources/list" or
+// "resources/templates/list". The default is public for one minute (a
+// subscriptions/listen stream hears of changes sooner); a list filtered
+// for its caller (Auth.FilterLists) is private.
+func (s *Server) SetListCache(method string, h CacheHint) error {
+	row := s.row(method)
+	if row == nil || row.list == listNone {
+		return fmt.Errorf("SetListCache: %q is not a list method", method)
+	}
+	c, err := h.hint()
 	if err != nil {
-		return fmt.Errorf("tool %q: %w", t.Name, err)
+		return fmt.Errorf("SetListCache %s: %w", method, err)
 	}
-	out, err := compileOutput(t.Name, t.Definition)
-	if err != nil {
-		return fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	for _, e := range t.Elicitations {
-		if _, err := e.form(); err != nil {
-			return fmt.Errorf("tool %q: %w", t.Name, err)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, dup := s.byName[t.Name]; dup {
-		return fmt.Errorf("tool %q is already registered", t.Name)
-	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, t.Definition); err != nil {
-		return fmt.Errorf("tool %q: definition: %w", t.Name, err)
-	}
-	t.Definition = compact.Bytes()
-	legacyDef, err := schema.LegacyDefinition(t.Definition)
-	if err != nil {
-		return fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
-	}
-	rt := &registeredTool{Tool: t, input: in, headerParams: hp, flat: schema.CompileFlat(def.InputSchema), keys: schema.CompileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}
-	if ts != taskForbidden {
-		s.tasks.any.Store(true)
-	}
-	s.tools = append(s.tools, rt)
-	s.byName[t.Name] = rt
-	s.listPages, s.legacyPages = nil, nil
+	s.features.setListCache(row.list, c)
 	return nil
 }

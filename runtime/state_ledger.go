@@ -86,9 +86,7 @@ func (s *Server) singleUse(method, target string) bool {
 	if s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, target) {
 		return true
 	}
-	s.mu.RLock()
-	t := s.byName[target]
-	s.mu.RUnlock()
+	t := s.features.tool(target)
 	return t != nil && t.SingleUseState
 }
 

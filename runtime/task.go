@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -26,13 +25,6 @@ import (
 //     declares the extension in the request's _meta gets a task
 //     (resultType "task"); questions appear as inputRequests in tasks/get
 //     and are answered with tasks/update; tasks/get carries the result.
-type taskSupport uint8
-
-const (
-	taskForbidden taskSupport = iota
-	taskOptional
-	taskRequired
-)
 
 // extTasks is the 2026-07-28 tasks extension's identifier.
 const extTasks = "io.modelcontextprotocol/tasks"
@@ -40,36 +32,11 @@ const extTasks = "io.modelcontextprotocol/tasks"
 // metaRelatedTask ties a 2025-11-25 message to its task.
 const metaRelatedTask = "io.modelcontextprotocol/related-task"
 
-// parseTaskSupport reads execution.taskSupport of a tool definition.
-func parseTaskSupport(def json.RawMessage) (taskSupport, error) {
-	var d struct {
-		Execution *struct {
-			TaskSupport *string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	if err := json.Unmarshal(def, &d); err != nil {
-		return 0, fmt.Errorf("definition: execution: %w", err)
-	}
-	if d.Execution == nil || d.Execution.TaskSupport == nil {
-		return taskForbidden, nil
-	}
-	switch *d.Execution.TaskSupport {
-	case "forbidden":
-		return taskForbidden, nil
-	case "optional":
-		return taskOptional, nil
-	case "required":
-		return taskRequired, nil
-	}
-	return 0, fmt.Errorf("definition: execution.taskSupport is %q; want forbidden, optional or required", *d.Execution.TaskSupport)
-}
-
 // taskEngine runs this process's tasks and reads everyone's from the store.
 type taskEngine struct {
 	s       *Server
 	store   TaskStore
 	replica string
-	any     atomic.Bool // some tool may run as a task: the capability is advertised
 
 	// held are the tasks this process created and keeps until their TTL
 	// passes (Options.MaxTasks), bytes their results (MaxTaskBytes), each
@@ -209,7 +176,7 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 	go e.watch(hctx, rec)
 	go func() {
 		defer e.wg.Done()
-		res, err := e.s.runHandler(hctx, t, call, args)
+		res, err := t.run(hctx, e.s.logger, call, args)
 		e.finish(hctx, cancel, rec, t, res, err)
 	}()
 	return rec, nil
@@ -589,13 +556,14 @@ var taskMethods = []methodRow{
 // capabilities see it: declared (io.modelcontextprotocol/tasks in
 // 2026-07-28, capabilities.tasks in a 2025-11-25 session) once a tool may
 // run as a task.
-func (e *taskEngine) extension() *extension {
+func taskExtension(f *featureRegistry) *extension {
+	offered := func() bool { _, _, _, _, tasks := f.offers(); return tasks }
 	return &extension{
 		id: extTasks, settings: json.RawMessage("{}"), versions: modernVersions,
 		rows:     taskMethods,
-		declared: e.any.Load,
+		declared: offered,
 		legacyMember: func(version string) (string, json.RawMessage, bool) {
-			if version != Version20251125 || !e.any.Load() {
+			if version != Version20251125 || !offered() {
 				return "", nil, false
 			}
 			return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true

@@ -106,7 +106,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		res, err := s.runHandler(hctx, t, call, args)
+		res, err := t.run(hctx, s.logger, call, args)
 		done <- handlerReturn{res, err}
 	}()
 	select {

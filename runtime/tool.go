@@ -1,9 +1,16 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/mcpgen/mcpgen/runtime/internal/schema"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // ToolHandler runs one tools/call. args is the "arguments" object, already
@@ -82,4 +89,184 @@ func StructuredResult(call *Call, out any) (*ToolResult, error) {
 // them before calling this.
 func toolErrorResult(err error) *ToolResult {
 	return &ToolResult{Content: []Content{Text(err.Error())}, IsError: true}
+}
+
+// registeredTool is a Tool with its input schema compiled.
+type registeredTool struct {
+	Tool
+	input        *jsonschema.Schema
+	headerParams []headerParam    // 2026-07-28 x-mcp-header parameters
+	flat         *schema.Flat     // the allocation-free fast path of input, or nil
+	keys         *schema.KeyShape // the names input declares, for an exact decode
+	output       *outputCheck     // the compiled outputSchema, or nil
+	legacyDef    []byte           // Definition as 2025-era sessions see it (output_root.go), or nil: the same
+	tasks        taskSupport      // execution.taskSupport
+}
+
+// compileTool checks a tool and compiles its schemas and forms.
+func compileTool(t Tool) (*registeredTool, error) {
+	var def struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(t.Definition, &def); err != nil {
+		return nil, fmt.Errorf("tool %q: definition: %w", t.Name, err)
+	}
+	if def.Name != t.Name {
+		return nil, fmt.Errorf("tool %q: definition names %q", t.Name, def.Name)
+	}
+	if t.Handler == nil {
+		return nil, fmt.Errorf("tool %q: no handler", t.Name)
+	}
+	in, err := schema.Compile("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	hp, err := parseHeaderParams(def.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
+		return nil, err
+	}
+	ts, err := parseTaskSupport(t.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	out, err := compileOutput(t.Name, t.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	for _, e := range t.Elicitations {
+		if _, err := e.form(); err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, t.Definition); err != nil {
+		return nil, fmt.Errorf("tool %q: definition: %w", t.Name, err)
+	}
+	t.Definition = compact.Bytes()
+	legacyDef, err := schema.LegacyDefinition(t.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
+	}
+	return &registeredTool{Tool: t, input: in, headerParams: hp, flat: schema.CompileFlat(def.InputSchema),
+		keys: schema.CompileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}, nil
+}
+
+// checkArguments returns the arguments object ({} when absent); anything but
+// an object is invalid params.
+func (t *registeredTool) checkArguments(raw json.RawMessage) (json.RawMessage, *Error) {
+	raw = trimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if raw[0] != '{' {
+		return nil, NewError(CodeInvalidParams, "tools/call: arguments of %q must be an object", t.Name)
+	}
+	return raw, nil
+}
+
+// validate checks args against the compiled inputSchema and returns them
+// as the handler decodes them (without keys that are declared names in
+// another case, see schema.KeyShape), or the isError result that tells the model
+// what was wrong.
+func (t *registeredTool) validate(args json.RawMessage) (json.RawMessage, *ToolResult) {
+	if t.flat != nil && t.flat.Accepts(args) {
+		return args, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+	}
+	err := t.input.Validate(v)
+	if err == nil {
+		if t.keys.Strip(v) {
+			if args, err = json.Marshal(v); err != nil {
+				return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %v", t.Name, err))
+			}
+		}
+		return args, nil
+	}
+	return nil, toolErrorResult(fmt.Errorf("invalid arguments for tool %q: %s", t.Name, schemaViolations(err, t.schemaDoc("inputSchema"))))
+}
+
+// schemaDoc is one of the tool's schemas decoded, for error messages.
+func (t *registeredTool) schemaDoc(key string) any {
+	var def map[string]any
+	_ = json.Unmarshal(t.Definition, &def)
+	return def[key]
+}
+
+// run calls the tool's handler, turning a panic into an error (logged).
+func (t *registeredTool) run(ctx context.Context, logger *slog.Logger, call *Call, args json.RawMessage) (res *ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			logger.Error("tool handler panicked", slog.String("tool", t.Name), slog.String("subject", subjectOf(call.principal)),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			res, err = nil, errHandlerPanic
+		}
+	}()
+	return t.Handler(ctx, call, args)
+}
+
+var errHandlerPanic = &Error{Code: CodeInternalError, Message: "internal error: the tool handler panicked"}
+
+// toolOutcome maps a handler's return to the tools/call response: an *Error
+// is that JSON-RPC error, a missing client capability is -32021 naming it,
+// any other error is an isError result the model reads.
+func toolOutcome(name string, res *ToolResult, err error) outcome {
+	if err == nil {
+		if res == nil {
+			res = &ToolResult{}
+		}
+		return resultOf(res)
+	}
+	var rpcErr *Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return failure(rpcErr)
+	case errors.Is(err, ErrCapabilityMissing):
+		return failure(missingCapability(err))
+	case errors.Is(err, ErrInputRequired):
+		return failure(NewError(CodeInternalError, "tool %q returned ErrInputRequired without asking the client anything", name))
+	}
+	return resultOf(toolErrorResult(err))
+}
+
+// taskSupport is a tool's execution.taskSupport: whether tools/call may
+// (or must) run it as a task (task.go).
+type taskSupport uint8
+
+const (
+	taskForbidden taskSupport = iota
+	taskOptional
+	taskRequired
+)
+
+// parseTaskSupport reads execution.taskSupport of a tool definition.
+func parseTaskSupport(def json.RawMessage) (taskSupport, error) {
+	var d struct {
+		Execution *struct {
+			TaskSupport *string `json:"taskSupport"`
+		} `json:"execution"`
+	}
+	if err := json.Unmarshal(def, &d); err != nil {
+		return 0, fmt.Errorf("definition: execution: %w", err)
+	}
+	if d.Execution == nil || d.Execution.TaskSupport == nil {
+		return taskForbidden, nil
+	}
+	switch *d.Execution.TaskSupport {
+	case "forbidden":
+		return taskForbidden, nil
+	case "optional":
+		return taskOptional, nil
+	case "required":
+		return taskRequired, nil
+	}
+	return 0, fmt.Errorf("definition: execution.taskSupport is %q; want forbidden, optional or required", *d.Execution.TaskSupport)
 }

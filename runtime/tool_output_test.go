@@ -140,7 +140,7 @@ func BenchmarkOutputCheck(b *testing.B) {
 	if err := s.AddTool(addTool()); err != nil {
 		b.Fatal(err)
 	}
-	t := s.byName["add"]
+	t := s.features.tool("add")
 	res := &ToolResult{StructuredContent: json.RawMessage(`{"sum":3}`)}
 	b.ReportAllocs()
 	for b.Loop() {
