@@ -81,13 +81,13 @@ func TestAuthFeatureScopes(t *testing.T) {
 	// The method checks again when no transport did (a Server driven
 	// without HTTP, as in a test or another transport).
 	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
-	if e := s.scopeError(ctx, "prompt 'plan'", []string{"plans:read"}); e == nil || !strings.Contains(e.Message, "insufficient_scope") {
+	if e := s.d.scopeError(ctx, "prompt 'plan'", []string{"plans:read"}); e == nil || !strings.Contains(e.Message, "insufficient_scope") {
 		t.Errorf("method-level check: %v", e)
 	}
 	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "completion/complete",
 		Params: json.RawMessage(`{"ref":{"type":"ref/prompt","name":"plan"},"argument":{"name":"topic","value":"s"}}`)}
 	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &legacyExchange{}, msg: msg}
-	if o := s.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
+	if o := s.d.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
 		t.Errorf("completion without plans:read: %+v", o)
 	}
 }
@@ -144,7 +144,7 @@ func TestListenNeedsTheScopesOfItsResources(t *testing.T) {
 		Params: json.RawMessage(`{"notifications":{"resourceSubscriptions":["test://secret"]}}`)}
 	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
 	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &modernExchange{s: s, meta: &requestMeta{ProtocolVersion: Version20260728}}, msg: msg}
-	if o := s.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "requires scope secrets:read") {
+	if o := s.d.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "requires scope secrets:read") {
 		t.Errorf("method-level check of listen: %+v", o.err)
 	}
 	// With the scopes of every resource it names, the stream opens.

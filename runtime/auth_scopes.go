@@ -21,12 +21,12 @@ import (
 // without them.
 
 // toolScopes is the rule of tools/call: the named tool's scopes.
-func toolScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+func toolScopes(d *dispatcher, _ context.Context, m *message) (string, []string, *Error) {
 	p := m.params()
 	if p.Name == nil {
 		return "", nil, nil
 	}
-	t := s.features.toolNamed(p.Name)
+	t := d.features.toolNamed(p.Name)
 	if t == nil {
 		return "", nil, nil
 	}
@@ -34,12 +34,12 @@ func toolScopes(s *Server, _ context.Context, m *message) (string, []string, *Er
 }
 
 // promptScopes is the rule of prompts/get: the named prompt's scopes.
-func promptScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+func promptScopes(d *dispatcher, _ context.Context, m *message) (string, []string, *Error) {
 	p := m.params()
 	if p.Name == nil {
 		return "", nil, nil
 	}
-	if rp := s.features.prompt(string(p.Name)); rp != nil {
+	if rp := d.features.prompt(string(p.Name)); rp != nil {
 		return "prompt " + strconv.Quote(rp.Name), rp.Scopes, nil
 	}
 	return "", nil, nil
@@ -48,29 +48,29 @@ func promptScopes(s *Server, _ context.Context, m *message) (string, []string, *
 // resourceScopes is the rule of the methods that name a resource by URI:
 // the scopes of the fixed resource, or else of the template, that the URI
 // names.
-func resourceScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+func resourceScopes(d *dispatcher, _ context.Context, m *message) (string, []string, *Error) {
 	p := m.params()
 	if p.URI == nil {
 		return "", nil, nil
 	}
-	return s.features.scopesOf(*p.URI)
+	return d.features.scopesOf(*p.URI)
 }
 
 // completionScopes is the rule of completion/complete: completing a
 // prompt's argument or a template's variable may reveal what they hold, so
 // it needs the same scopes.
-func completionScopes(s *Server, _ context.Context, m *message) (string, []string, *Error) {
+func completionScopes(d *dispatcher, _ context.Context, m *message) (string, []string, *Error) {
 	var ref struct{ Type, Name, URI string }
 	if json.Unmarshal(m.params().Ref, &ref) != nil {
 		return "", nil, nil
 	}
 	switch ref.Type {
 	case "ref/prompt":
-		if rp := s.features.prompt(ref.Name); rp != nil {
+		if rp := d.features.prompt(ref.Name); rp != nil {
 			return "prompt " + strconv.Quote(rp.Name), rp.Scopes, nil
 		}
 	case "ref/resource":
-		if t, _ := s.features.template(ref.URI); t != nil {
+		if t, _ := d.features.template(ref.URI); t != nil {
 			return "resource template " + strconv.Quote(ref.URI), t.Scopes, nil
 		}
 	}
@@ -81,7 +81,7 @@ func completionScopes(s *Server, _ context.Context, m *message) (string, []strin
 // changes to resources needs the scopes of every resource it names, as a
 // legacy resources/subscribe does. The target names the resources whose
 // scopes the caller lacks.
-func listenScopes(s *Server, ctx context.Context, m *message) (string, []string, *Error) {
+func listenScopes(d *dispatcher, ctx context.Context, m *message) (string, []string, *Error) {
 	f := m.params().Notifications
 	if f == nil {
 		return "", nil, nil
@@ -89,8 +89,8 @@ func listenScopes(s *Server, ctx context.Context, m *message) (string, []string,
 	p := PrincipalFromContext(ctx)
 	var targets, all []string
 	for _, uri := range f.ResourceSubscriptions {
-		target, scopes, _ := s.features.scopesOf(uri)
-		if len(scopes) == 0 || p != nil && s.auth != nil && len(s.auth.missing(p, scopes)) == 0 {
+		target, scopes, _ := d.features.scopesOf(uri)
+		if len(scopes) == 0 || p != nil && d.auth != nil && len(d.auth.missing(p, scopes)) == 0 {
 			continue // the target names only what the caller lacks
 		}
 		targets = append(targets, target)
@@ -113,12 +113,12 @@ func listenScopes(s *Server, ctx context.Context, m *message) (string, []string,
 // Options.Auth): the JSON-RPC error of a principal that lacks the
 // target's scopes, or of a request the rule cannot read; nil otherwise
 // (also when unauthenticated, over stdio).
-func (s *Server) authorize(ctx context.Context, m *methodRow, msg *message) *Error {
-	target, scopes, e := m.auth(s, ctx, msg)
+func (d *dispatcher) authorize(ctx context.Context, m *methodRow, msg *message) *Error {
+	target, scopes, e := m.auth(d, ctx, msg)
 	if e != nil {
 		return e
 	}
-	return s.scopeError(ctx, target, scopes)
+	return d.scopeError(ctx, target, scopes)
 }
 
 // checkScopes validates the scope tokens a tool, prompt or resource
@@ -176,11 +176,11 @@ func (s *Server) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msg
 		return false
 	}
 	for _, m := range msgs {
-		row := s.row(m.Method)
+		row := s.d.row(m.Method)
 		if row == nil || !m.isRequest() {
 			continue
 		}
-		target, scopes, _ := row.auth(s, r.Context(), m) // a rule's error is the method's answer
+		target, scopes, _ := row.auth(s.d, r.Context(), m) // a rule's error is the method's answer
 		if need := s.auth.missing(p, scopes); len(need) > 0 {
 			s.refuseScope(w, m.ID, p, need, target+" requires scope "+strings.Join(need, " "))
 			return true
@@ -191,12 +191,12 @@ func (s *Server) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msg
 
 // scopeError is the method-level check: the JSON-RPC error for a call whose
 // principal lacks the target's scopes, or nil (also when unauthenticated).
-func (s *Server) scopeError(ctx context.Context, target string, scopes []string) *Error {
+func (d *dispatcher) scopeError(ctx context.Context, target string, scopes []string) *Error {
 	p := PrincipalFromContext(ctx)
-	if s.auth == nil || p == nil {
+	if d.auth == nil || p == nil {
 		return nil
 	}
-	if need := s.auth.missing(p, scopes); len(need) > 0 {
+	if need := d.auth.missing(p, scopes); len(need) > 0 {
 		return NewError(CodeInvalidRequest, "insufficient_scope: %s requires scope %s", target, strings.Join(need, " "))
 	}
 	return nil
@@ -204,11 +204,10 @@ func (s *Server) scopeError(ctx context.Context, target string, scopes []string)
 
 // listFilter is what Auth.FilterLists lets a list show its principal: an
 // entry whose scopes the token grants; nil when lists are not filtered.
-func (s *Server) listFilter(ctx context.Context) func(scopes []string) bool {
+func (d *dispatcher) listFilter(ctx context.Context) func(scopes []string) bool {
 	p := PrincipalFromContext(ctx)
-	if p == nil || s.auth == nil || !s.auth.cfg.FilterLists {
+	if p == nil || d.auth == nil || !d.auth.cfg.FilterLists {
 		return nil
 	}
-	return func(scopes []string) bool { return len(s.auth.missing(p, scopes)) == 0 }
+	return func(scopes []string) bool { return len(d.auth.missing(p, scopes)) == 0 }
 }
-

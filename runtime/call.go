@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // peer is how one call talks back to its client. Each era implements it:
@@ -28,6 +29,14 @@ type peer interface {
 	// elicitationID returns the elicitationId of a new URL-mode
 	// elicitation ("" where the era has none).
 	elicitationID() string
+	// carriesMeta reports whether a request to the client can carry _meta
+	// an interceptor adds (a live request can; a 2026-07-28 question must
+	// be asked identically in every round).
+	carriesMeta() bool
+	// waited is how long the client took to answer the question under key,
+	// when the era knows it apart from the request itself (2026-07-28);
+	// else 0.
+	waited(key string) time.Duration
 }
 
 // ClientCapabilities are the parts of the client's capabilities the runtime
@@ -71,7 +80,7 @@ type Call struct {
 	state []byte         // handler state carried across 2026-07-28 rounds
 
 	principal *Principal // who the request's token speaks for; nil unauthenticated
-	server    *Server    // the server running the call, for the Notify methods (call_notify.go)
+	announce  announcer  // the server's Notify methods
 }
 
 // Principal is who the request's access token speaks for (subject, scopes,
@@ -82,10 +91,19 @@ func (c *Call) Principal() *Principal {
 	return c.principal
 }
 
-// newCall returns the handle of one handler run of s talking through p, with
-// the handler state of earlier rounds.
-func newCall(s *Server, p peer, state []byte) *Call {
-	return &Call{peer: p, state: state, server: s}
+// newCall returns the handle of one handler run talking through p, with
+// the handler state of earlier rounds, announcing changes to a.
+func newCall(a announcer, p peer, state []byte) *Call {
+	return &Call{peer: p, state: state, announce: a}
+}
+
+// announcer is where a Call's announcements of changes go: the server's
+// Notify methods (change_notifications.go).
+type announcer interface {
+	NotifyResourceUpdated(uri string)
+	NotifyResourceListChanged()
+	NotifyPromptListChanged()
+	NotifyToolListChanged()
 }
 
 // key returns the next stable question key for base: base, base_2, base_3...
@@ -277,16 +295,16 @@ func (c *Call) SetState(b []byte) {
 
 // NotifyResourceUpdated tells the clients subscribed to uri that it
 // changed, as Server.NotifyResourceUpdated does.
-func (c *Call) NotifyResourceUpdated(uri string) { c.server.NotifyResourceUpdated(uri) }
+func (c *Call) NotifyResourceUpdated(uri string) { c.announce.NotifyResourceUpdated(uri) }
 
 // NotifyResourceListChanged tells every client that the resource list
 // changed, as Server.NotifyResourceListChanged does.
-func (c *Call) NotifyResourceListChanged() { c.server.NotifyResourceListChanged() }
+func (c *Call) NotifyResourceListChanged() { c.announce.NotifyResourceListChanged() }
 
 // NotifyPromptListChanged tells every client that the prompt list changed,
 // as Server.NotifyPromptListChanged does.
-func (c *Call) NotifyPromptListChanged() { c.server.NotifyPromptListChanged() }
+func (c *Call) NotifyPromptListChanged() { c.announce.NotifyPromptListChanged() }
 
 // NotifyToolListChanged tells every client that the tool list changed, as
 // Server.NotifyToolListChanged does.
-func (c *Call) NotifyToolListChanged() { c.server.NotifyToolListChanged() }
+func (c *Call) NotifyToolListChanged() { c.announce.NotifyToolListChanged() }

@@ -62,6 +62,9 @@ type era interface {
 	// clientCapabilities are what the client declared: in its initialize,
 	// or in the request's _meta.
 	clientCapabilities() ClientCapabilities
+	// sessionID is the legacy session's ID ("" in 2026-07-28, and for an
+	// initialize over HTTP, whose session starts after its method ran).
+	sessionID() string
 	// caller is who the request is charged to without a principal
 	// (callerOf, caller_share.go): the legacy session, or the 2026-07-28
 	// client's address or stdio connection.

@@ -14,8 +14,11 @@ import (
 // (through the requestScopedSender and the session's sharedIDAllocator),
 // and results are plain JSON-RPC results.
 type legacyExchange struct {
-	sess   *session // nil for an initialize over HTTP, which has no session yet
-	sender requestScopedSender
+	sess *session // nil for an initialize over HTTP, which has no session yet
+	// requested is the version an initialize asks for ("" for the other
+	// methods, whose params carry none).
+	requested string
+	sender    requestScopedSender
 	// establish starts the session an initialize result negotiated: over
 	// HTTP a new session in the store, over stdio the connection's own.
 	establish func(ctx context.Context, st SessionState) (*session, error)
@@ -25,11 +28,23 @@ type legacyExchange struct {
 
 func (x *legacyExchange) kind() eraKind { return legacyEra }
 
+// version is the session's version; for an initialize, the version the
+// client asks for (negotiation comes after).
 func (x *legacyExchange) version() string {
-	if x.sess == nil {
+	switch {
+	case x.requested != "":
+		return x.requested
+	case x.sess == nil:
 		return ""
 	}
 	return x.sess.version()
+}
+
+func (x *legacyExchange) sessionID() string {
+	if x.sess == nil {
+		return ""
+	}
+	return x.sess.id
 }
 
 func (x *legacyExchange) caller() string {
@@ -163,7 +178,10 @@ var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ende
 func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
 	rq := &x.rq
 	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess, msg: msg}
-	o := s.serve(ctx, rq)
+	if v := rq.params.ProtocolVersion; v != nil {
+		x.requested = *v
+	}
+	o := s.d.serve(ctx, rq)
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)
 		if err != nil {

@@ -34,6 +34,7 @@ func (x *modernExchange) kind() eraKind                          { return modern
 func (x *modernExchange) version() string                        { return x.meta.ProtocolVersion }
 func (x *modernExchange) clientCapabilities() ClientCapabilities { return x.meta.Capabilities }
 func (x *modernExchange) caller() string                         { return x.from }
+func (x *modernExchange) sessionID() string                      { return "" }
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
 // method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
@@ -110,7 +111,7 @@ func (x *modernExchange) resourceNotFound(uri string) *Error {
 }
 
 func (x *modernExchange) legacyShapes() bool { return false }
-func (x *modernExchange) tasks() taskEra                                   { return modernTasks{x} }
+func (x *modernExchange) tasks() taskEra     { return modernTasks{x} }
 
 // toolResult keeps a handler's own -32042 from the client: 2026-07-28
 // reserves the code.
@@ -168,7 +169,7 @@ func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMet
 	defer cancel(nil)
 	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
 	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx), from: from}
-	o := s.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
+	o := s.d.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
 	if context.Cause(ctx) == errShuttingDown {
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}
@@ -204,7 +205,7 @@ func (s *Server) frameModern(id json.RawMessage, o outcome) []byte {
 		}
 		b = strconv.AppendQuote(b, metaServerInfo)
 		b = append(b, ':')
-		b = append(b, s.serverInfo...)
+		b = append(b, s.d.serverInfo...)
 		return append(b, '}')
 	})
 	if err != nil {

@@ -79,7 +79,7 @@ type MethodRequest struct {
 	Principal *Principal
 
 	caps ClientCapabilities
-	s    *Server
+	auth *authState
 }
 
 // ClientExtension returns what the client declared for extension id in
@@ -92,13 +92,13 @@ func (r *MethodRequest) ClientExtension(id string) (json.RawMessage, bool) {
 // Allowed reports whether the request's principal holds scopes (always
 // true without Options.Auth, or without a principal).
 func (r *MethodRequest) Allowed(scopes []string) bool {
-	return r.Principal == nil || r.s.auth == nil || len(r.s.auth.missing(r.Principal, scopes)) == 0
+	return r.Principal == nil || r.auth == nil || len(r.auth.missing(r.Principal, scopes)) == 0
 }
 
 // Filtered reports whether lists must hide what the principal may not use
 // (Auth.FilterLists); such lists are cached privately.
 func (r *MethodRequest) Filtered() bool {
-	return r.Principal != nil && r.s.auth != nil && r.s.auth.cfg.FilterLists
+	return r.Principal != nil && r.auth != nil && r.auth.cfg.FilterLists
 }
 
 // MethodResult is what an extension's method answers.
@@ -162,7 +162,7 @@ func (s *Server) AddExtension(e Extension) error {
 	if err != nil {
 		return err
 	}
-	return s.addExtension(x)
+	return s.d.addExtension(x)
 }
 
 func (e Extension) compile() (*extension, error) {
@@ -211,15 +211,15 @@ func (e Extension) compile() (*extension, error) {
 // the runtime's framing.
 func (m Method) row(versions []string) methodRow {
 	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions)}
-	r.auth = func(s *Server, ctx context.Context, msg *message) (string, []string, *Error) {
-		target, scopes, err := m.Authorize(ctx, s.methodRequest(ctx, msg, nil))
+	r.auth = func(d *dispatcher, ctx context.Context, msg *message) (string, []string, *Error) {
+		target, scopes, err := m.Authorize(ctx, d.methodRequest(ctx, msg, nil))
 		if err != nil {
 			return "", nil, asError(err)
 		}
 		return target, scopes, nil
 	}
-	r.serve = func(s *Server, ctx context.Context, rq *request) outcome {
-		res, err := m.Serve(ctx, s.methodRequest(ctx, rq.msg, rq.era))
+	r.serve = func(d *dispatcher, ctx context.Context, rq *request) outcome {
+		res, err := m.Serve(ctx, d.methodRequest(ctx, rq.msg, rq.era))
 		switch {
 		case err != nil:
 			return failure(asError(err))
@@ -268,12 +268,12 @@ func asError(err error) *Error {
 // methodRequest is msg as an extension's method sees it; x is the
 // request's era, nil when the transport authorizes it before the era is
 // known.
-func (s *Server) methodRequest(ctx context.Context, msg *message, x era) *MethodRequest {
+func (d *dispatcher) methodRequest(ctx context.Context, msg *message, x era) *MethodRequest {
 	params := msg.Params
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
-	r := &MethodRequest{Method: msg.Method, Params: params, Principal: PrincipalFromContext(ctx), s: s}
+	r := &MethodRequest{Method: msg.Method, Params: params, Principal: PrincipalFromContext(ctx), auth: d.auth}
 	if x != nil {
 		r.ProtocolVersion, r.caps = x.version(), x.clientCapabilities()
 	}
@@ -282,15 +282,19 @@ func (s *Server) methodRequest(ctx context.Context, msg *message, x era) *Method
 
 // addExtension adds x's rows to the method table (a new table, so that
 // requests read it without a lock) and x to the declared extensions.
-func (s *Server) addExtension(x *extension) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, have := range s.extensions {
+func (d *dispatcher) addExtension(x *extension) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var have []*extension
+	if p := d.extensions.Load(); p != nil {
+		have = *p
+	}
+	for _, have := range have {
 		if have.id == x.id {
 			return fmt.Errorf("extension %q: %w", x.id, ErrExtensionAdded)
 		}
 	}
-	old := *s.methods.Load()
+	old := *d.methods.Load()
 	next := make(methodTable, len(old)+len(x.rows))
 	for k, v := range old {
 		next[k] = v
@@ -302,8 +306,9 @@ func (s *Server) addExtension(x *extension) error {
 		}
 		next[r.name] = r
 	}
-	s.methods.Store(&next)
-	s.extensions = append(s.extensions, x)
+	d.methods.Store(&next)
+	exts := append(slices.Clone(have), x)
+	d.extensions.Store(&exts)
 	return nil
 }
 

@@ -199,17 +199,17 @@ func TestFeaturesAbsent(t *testing.T) {
 	}
 	s := NewServer(Options{})
 	defer s.Close()
-	if got := string(s.capabilities(Version20251125)); got != `{"logging":{}}` {
+	if got := string(s.d.capabilities(Version20251125)); got != `{"logging":{}}` {
 		t.Errorf("empty server: %s", got)
 	}
 	_ = s.AddTool(echoTool())
 	_ = s.AddResource(Resource{URI: "a://b", Definition: json.RawMessage(`{"uri":"a://b","name":"b"}`),
 		Handler: func(context.Context, *Call, string) (*ResourceResult, error) { return nil, nil }})
-	if got := string(s.capabilities(Version20251125)); got != `{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{}}` {
+	if got := string(s.d.capabilities(Version20251125)); got != `{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{}}` {
 		t.Errorf("tools and a resource: %s", got)
 	}
 	registerFeatures(t, s)
-	if got := string(s.capabilities(Version20251125)); got != `{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{}}` {
+	if got := string(s.d.capabilities(Version20251125)); got != `{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{}}` {
 		t.Errorf("everything: %s", got)
 	}
 }

@@ -31,12 +31,12 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sess.release(sess.hold(r.Context()))
 	caller := sessionCaller(r.Context(), sess.id)
-	if e := s.streams.take(caller, 1); e != nil {
+	if e := s.d.streams.take(caller, 1); e != nil {
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, limitStatus, nil, e)
 		return
 	}
-	defer s.streams.give(caller, 1)
+	defer s.d.streams.give(caller, 1)
 	ctx := r.Context()
 	sw := newSSEWriter(w)
 	if last := r.Header.Get(headerLastEventID); last != "" {
@@ -84,7 +84,7 @@ func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64
 		tick = t.C
 	}
 	defer st.detach(gen)
-	if s.observing() {
+	if s.icpt.observing() {
 		s.streamEvent(ctx, StreamOpened, "sse", st.sess, "http")
 		defer s.streamEvent(ctx, StreamClosed, "sse", st.sess, "http")
 	}

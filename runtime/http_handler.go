@@ -191,7 +191,7 @@ func (s *Server) versionHeaderOK(r *http.Request) (string, bool) {
 	if v == "" {
 		return "", true
 	}
-	return v, s.versions.offers(v)
+	return v, s.d.versions.offers(v)
 }
 
 // writeError writes one JSON-RPC error response with an HTTP status.

@@ -54,7 +54,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	var nameParam paramSet
-	if m := s.row(msg.Method); m != nil {
+	if m := s.d.row(msg.Method); m != nil {
 		nameParam = m.nameParam
 	}
 	sh, e := readStandardHeaders(r.Header, msg, nameParam)
@@ -71,7 +71,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		refuse(msg.ID, e)
 		return
 	}
-	if e := s.versions.checkModern(meta.ProtocolVersion); e != nil {
+	if e := s.d.versions.checkModern(meta.ProtocolVersion); e != nil {
 		refuse(msg.ID, e)
 		return
 	}

@@ -66,8 +66,8 @@ type IncomingRequest struct {
 	// server runs with Options.Auth (nil otherwise, and over stdio).
 	Principal *Principal
 
-	rq *request
-	s  *Server
+	rq    *request
+	known func(name string) bool
 }
 
 // Stateless reports whether the request belongs to 2026-07-28 (no session;
@@ -78,10 +78,7 @@ func (r *IncomingRequest) Stateless() bool { return r.rq != nil && r.rq.era.kind
 // from the client, so telemetry that groups by tool keeps its cardinality
 // bounded by grouping only registered names.
 func (r *IncomingRequest) ToolRegistered() bool {
-	if r.s == nil || r.Name == "" {
-		return false
-	}
-	return r.s.features.tool(r.Name) != nil
+	return r.Name != "" && r.known != nil && r.known(r.Name)
 }
 
 // Response is the outcome of an incoming request as interceptors see it.

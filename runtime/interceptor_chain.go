@@ -16,24 +16,28 @@ type interceptors struct {
 	incoming IncomingFunc // the chain ending in the method table
 	outgoing OutgoingFunc // the chain ending in the call's peer; nil when none has Outgoing
 	observe  []func(context.Context, Event)
+	known    func(name string) bool // a registered tool (IncomingRequest.ToolRegistered)
 }
 
-func newInterceptors(s *Server, list []Interceptor) *interceptors {
+// newInterceptors composes list around terminal, the method table's
+// serveMethod; known tells IncomingRequest.ToolRegistered whether a name
+// is a registered tool.
+func newInterceptors(list []Interceptor, terminal func(context.Context, *request) outcome, known func(string) bool) *interceptors {
 	if len(list) == 0 {
 		return nil
 	}
-	ic := &interceptors{}
+	ic := &interceptors{known: known}
 	in := IncomingFunc(func(ctx context.Context, req *IncomingRequest) *Response {
-		return responseOf(s.serveMethod(context.WithValue(ctx, incomingKey{}, req), req.rq))
+		return responseOf(terminal(context.WithValue(ctx, incomingKey{}, req), req.rq))
 	})
 	out := OutgoingFunc(func(ctx context.Context, req *OutgoingRequest) (json.RawMessage, error) {
 		params := req.Params
-		if _, live := req.peer.(*legacyPeer); live && len(req.Meta) > 0 {
+		if len(req.Meta) > 0 && req.peer.carriesMeta() {
 			params = paramsWithMeta{params, req.Meta}
 		}
 		res, err := req.peer.request(ctx, req.Key, req.Method, params)
-		if mp, ok := req.peer.(*mrtrPeer); ok && err == nil {
-			req.Waited = mp.waited(req.Key)
+		if err == nil {
+			req.Waited = req.peer.waited(req.Key)
 		}
 		return res, err
 	})
@@ -71,9 +75,9 @@ func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
 }
 
 // intercepted serves rq through the incoming chain.
-func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
-	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, s: s, Transport: "stdio",
-		Principal: PrincipalFromContext(ctx)}
+func (ic *interceptors) intercepted(ctx context.Context, rq *request) outcome {
+	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, known: ic.known, Transport: "stdio",
+		Principal: PrincipalFromContext(ctx), ProtocolVersion: rq.era.version(), SessionID: rq.era.sessionID()}
 	rq.incoming = req
 	if rq.msg != nil {
 		req.Params = rq.msg.Params
@@ -84,21 +88,7 @@ func (s *Server) intercepted(ctx context.Context, rq *request) outcome {
 	if hr, ok := ctx.Value(httpRequestKey{}).(*http.Request); ok {
 		req.HTTP, req.Transport = hr, "http"
 	}
-	switch x := rq.era.(type) {
-	case *modernExchange:
-		if x.meta != nil {
-			req.ProtocolVersion = x.meta.ProtocolVersion
-		}
-	default:
-		if rq.sess != nil {
-			req.SessionID = rq.sess.id
-			req.ProtocolVersion = rq.sess.version()
-		}
-		if rq.method == methodInitialize && rq.params.ProtocolVersion != nil {
-			req.ProtocolVersion = *rq.params.ProtocolVersion
-		}
-	}
-	return s.icpt.incoming(ctx, req).outcome()
+	return ic.incoming(ctx, req).outcome()
 }
 
 // responseOf is a method's outcome as interceptors see it.
@@ -144,38 +134,38 @@ type incomingKey struct{}
 
 // intercept makes c's requests to the client pass the outgoing chain; ctx
 // is the method's.
-func (c *Call) intercept(s *Server, ctx context.Context) {
-	if s.icpt != nil && s.icpt.outgoing != nil {
+func (c *Call) intercept(ic *interceptors, ctx context.Context) {
+	if ic != nil && ic.outgoing != nil {
 		parent, _ := ctx.Value(incomingKey{}).(*IncomingRequest)
-		c.peer = &interceptedPeer{peer: c.peer, outgoing: s.icpt.outgoing, parent: parent}
+		c.peer = &interceptedPeer{peer: c.peer, outgoing: ic.outgoing, parent: parent}
 	}
 }
 
 // observing reports whether any interceptor observes events.
-func (s *Server) observing() bool { return s.icpt != nil && len(s.icpt.observe) > 0 }
+func (ic *interceptors) observing() bool { return ic != nil && len(ic.observe) > 0 }
 
-func (s *Server) emit(ctx context.Context, e Event) {
-	for _, f := range s.icpt.observe {
+func (ic *interceptors) emit(ctx context.Context, e Event) {
+	for _, f := range ic.observe {
 		f(ctx, e)
 	}
 }
 
 // sessionOpened reports a legacy session that starts here.
 func (s *Server) sessionOpened(sess *session, version string) {
-	if !s.observing() {
+	if !s.icpt.observing() {
 		return
 	}
 	sess.openedAt.Store(time.Now().UnixNano())
-	s.emit(sess.ctx, Event{Kind: SessionOpened, SessionID: sess.id, ProtocolVersion: version, Transport: sessionTransport(sess)})
+	s.icpt.emit(sess.ctx, Event{Kind: SessionOpened, SessionID: sess.id, ProtocolVersion: version, Transport: sessionTransport(sess)})
 }
 
 // sessionClosed reports the end of a session sessionOpened reported, once.
 func (s *Server) sessionClosed(sess *session) {
 	t := sess.openedAt.Swap(0)
-	if t == 0 || !s.observing() {
+	if t == 0 || !s.icpt.observing() {
 		return
 	}
-	s.emit(context.WithoutCancel(sess.ctx), Event{Kind: SessionClosed, SessionID: sess.id, ProtocolVersion: sess.version(),
+	s.icpt.emit(context.WithoutCancel(sess.ctx), Event{Kind: SessionClosed, SessionID: sess.id, ProtocolVersion: sess.version(),
 		Transport: sessionTransport(sess), Duration: time.Duration(time.Now().UnixNano() - t)})
 }
 
@@ -193,13 +183,25 @@ func (s *Server) streamEvent(ctx context.Context, kind EventKind, stream string,
 	if sess != nil {
 		e.SessionID, e.ProtocolVersion, e.Transport = sess.id, sess.version(), sessionTransport(sess)
 	}
-	s.emit(context.WithoutCancel(ctx), e)
+	s.icpt.emit(context.WithoutCancel(ctx), e)
+}
+
+// observeStream reports a stream of no session (2026-07-28 listen) that
+// starts or stops; it returns the report of its end.
+func (ic *interceptors) observeStream(ctx context.Context, stream, transport string) (closed func()) {
+	if !ic.observing() {
+		return func() {}
+	}
+	ic.emit(context.WithoutCancel(ctx), Event{Kind: StreamOpened, Stream: stream, Transport: transport})
+	return func() {
+		ic.emit(context.WithoutCancel(ctx), Event{Kind: StreamClosed, Stream: stream, Transport: transport})
+	}
 }
 
 // pushObserved queues data on st like st.q.push and reports a wait for room.
 func (s *Server) pushObserved(ctx context.Context, st *stream, f frame) error {
 	return st.q.pushObserved(ctx, f, func(d time.Duration) {
-		s.emit(ctx, Event{Kind: BackpressureWaited, SessionID: st.sess.id, ProtocolVersion: st.sess.version(),
+		s.icpt.emit(ctx, Event{Kind: BackpressureWaited, SessionID: st.sess.id, ProtocolVersion: st.sess.version(),
 			Transport: sessionTransport(st.sess), Duration: d})
 	})
 }

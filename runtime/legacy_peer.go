@@ -156,3 +156,9 @@ func (sess *session) sendCancelled(route *stream, id json.RawMessage, cause erro
 		_, _ = sess.sendStandalone(ctx, data, 0)
 	}
 }
+
+// carriesMeta: a live request carries the _meta an interceptor adds.
+func (p *legacyPeer) carriesMeta() bool { return true }
+
+// waited is 0: the live request itself lasts as long as the user takes.
+func (p *legacyPeer) waited(string) time.Duration { return 0 }

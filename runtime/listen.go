@@ -135,7 +135,7 @@ const listenKeepAlive = 25 * time.Second
 // subscription ID (the listen request's ID). It returns when the client goes
 // away (nothing more is sent) or the server shuts down (a final complete
 // result).
-func (s *Server) listen(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) listen(ctx context.Context, rq *request) outcome {
 	filter := rq.params.Notifications
 	if filter == nil {
 		return failure(NewError(CodeInvalidParams, "subscriptions/listen: params.notifications is required"))
@@ -149,12 +149,12 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}
 	}
-	release, refused := s.admitListen(callerOf(ctx, rq.era))
+	release, refused := d.admitListen(callerOf(ctx, rq.era))
 	if refused != nil {
 		return *refused
 	}
 	defer release()
-	honoured, e := s.honour(filter)
+	honoured, e := d.honour(filter)
 	if e != nil {
 		return failure(e)
 	}
@@ -164,12 +164,9 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 	tag := map[string]json.RawMessage{metaSubscriptionID: rq.id}
 
 	l := newListenStream(honoured)
-	s.listeners.add(l)
-	defer s.listeners.remove(l)
-	if s.observing() {
-		s.streamEvent(ctx, StreamOpened, "listen", nil, transportOf(ctx))
-		defer s.streamEvent(ctx, StreamClosed, "listen", nil, transportOf(ctx))
-	}
+	d.listeners.add(l)
+	defer d.listeners.remove(l)
+	defer d.icpt.observeStream(ctx, "listen", transportOf(ctx))()
 
 	ack := struct {
 		Notifications subscriptionFilter         `json:"notifications"`
@@ -184,7 +181,7 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 		select {
 		case <-ctx.Done():
 			return outcome{none: true}
-		case <-s.listeners.closed:
+		case <-d.listeners.closed:
 			return outcome{result: json.RawMessage("{}"), meta: tag}
 		case <-l.wake:
 			for _, ev := range l.take() {
@@ -207,15 +204,15 @@ func (s *Server) listen(ctx context.Context, rq *request) outcome {
 // registered something for, and the resource URIs normalized
 // (resource_uri.go). More than maxSubscriptions resource URIs, or more than
 // Options.MaxSubscriptionBytes of them, is -32602.
-func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
-	tools, prompts, resources, _, _ := s.features.offers()
+func (d *dispatcher) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
+	tools, prompts, resources, _, _ := d.features.offers()
 	h := subscriptionFilter{
 		ToolsListChanged:     filter.ToolsListChanged && tools,
 		PromptsListChanged:   filter.PromptsListChanged && prompts,
 		ResourcesListChanged: filter.ResourcesListChanged && resources,
 	}
 	if resources && len(filter.ResourceSubscriptions) > 0 {
-		if e := s.subscriptionBound(methodListen, filter.ResourceSubscriptions); e != nil {
+		if e := d.subscriptionBound(methodListen, filter.ResourceSubscriptions); e != nil {
 			return h, e
 		}
 		uris := make([]string, 0, len(filter.ResourceSubscriptions))
@@ -237,9 +234,9 @@ func (s *Server) honour(filter *subscriptionFilter) (subscriptionFilter, *Error)
 // opens too many streams and should come back later. Not 409 either:
 // nothing conflicts. Unlike a GET stream, a listen stream needs no session,
 // so without this bound a client could open them without end.
-func (s *Server) admitListen(caller string) (release func(), refused *outcome) {
-	if e := s.streams.take(caller, 1); e != nil {
+func (d *dispatcher) admitListen(caller string) (release func(), refused *outcome) {
+	if e := d.streams.take(caller, 1); e != nil {
 		return nil, &outcome{status: http.StatusTooManyRequests, err: e}
 	}
-	return func() { s.streams.give(caller, 1) }, nil
+	return func() { d.streams.give(caller, 1) }, nil
 }

@@ -13,8 +13,8 @@ import (
 // template is -32602; an argument without a handler, or a ref/resource
 // naming a fixed resource, gets no suggestions. -32601 when no completion
 // handler is registered (the server then does not advertise completions).
-func (s *Server) complete(ctx context.Context, rq *request) outcome {
-	if !s.features.hasCompletions() {
+func (d *dispatcher) complete(ctx context.Context, rq *request) outcome {
+	if !d.features.hasCompletions() {
 		return failure(notSupported("completions"))
 	}
 	p := rq.params
@@ -44,13 +44,13 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 	var h CompletionHandler
 	switch ref.Type {
 	case "ref/prompt":
-		rp := s.features.prompt(ref.Name)
+		rp := d.features.prompt(ref.Name)
 		if rp == nil {
 			return failure(NewError(CodeInvalidParams, "completion/complete: unknown prompt %q", ref.Name))
 		}
 		h = rp.Complete[*arg.Name]
 	case "ref/resource":
-		t, r := s.features.template(ref.URI)
+		t, r := d.features.template(ref.URI)
 		switch {
 		case t != nil:
 			h = t.Complete[*arg.Name]
@@ -63,17 +63,17 @@ func (s *Server) complete(ctx context.Context, rq *request) outcome {
 	if h == nil {
 		return resultOf((*Completion)(nil).result())
 	}
-	res, err := s.runCompletion(ctx, h, CompletionRequest{Argument: *arg.Name, Value: *arg.Value, Context: cctx.Arguments})
+	res, err := runCompletion(ctx, d.logger, h, CompletionRequest{Argument: *arg.Name, Value: *arg.Value, Context: cctx.Arguments})
 	if err != nil {
 		return failure(featureError("the completion handler of", *arg.Name, err))
 	}
 	return resultOf(res.result())
 }
 
-func (s *Server) runCompletion(ctx context.Context, h CompletionHandler, req CompletionRequest) (res *Completion, err error) {
+func runCompletion(ctx context.Context, logger *slog.Logger, h CompletionHandler, req CompletionRequest) (res *Completion, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.logger.Error("completion handler panicked", slog.String("argument", req.Argument),
+			logger.Error("completion handler panicked", slog.String("argument", req.Argument),
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the completion handler panicked"}
 		}

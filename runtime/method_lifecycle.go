@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
 	"strconv"
 )
 
 // initialize starts a legacy session: it negotiates the protocol version and
 // returns the session to establish with the result (the legacy era creates
 // it before answering). 2026-07-28 has no handshake.
-func (s *Server) initialize(_ context.Context, rq *request) outcome {
+func (d *dispatcher) initialize(_ context.Context, rq *request) outcome {
 	if rq.sess != nil && rq.sess.established {
 		return failure(NewError(CodeInvalidRequest, "the session is already initialized"))
 	}
@@ -22,7 +21,7 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 	if len(p.Capabilities) > 0 && p.Capabilities[0] != '{' {
 		return failure(NewError(CodeInvalidParams, "initialize: capabilities must be an object"))
 	}
-	version, e := s.versions.negotiate(*p.ProtocolVersion)
+	version, e := d.versions.negotiate(*p.ProtocolVersion)
 	if e != nil {
 		return failure(e)
 	}
@@ -38,30 +37,30 @@ func (s *Server) initialize(_ context.Context, rq *request) outcome {
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      json.RawMessage `json:"serverInfo"`
 		Instructions    string          `json:"instructions,omitempty"`
-	}{st.ProtocolVersion, s.capabilities(st.ProtocolVersion), s.serverInfo, s.opts.Instructions}}
+	}{st.ProtocolVersion, d.capabilities(st.ProtocolVersion), d.serverInfo, d.instructions}}
 }
 
 // ping answers {}. Either side of a legacy session may send it; 2026-07-28
 // removed it.
-func (s *Server) ping(context.Context, *request) outcome {
+func (d *dispatcher) ping(context.Context, *request) outcome {
 	return resultOf(json.RawMessage("{}"))
 }
 
 // discover answers server/discover (2026-07-28): the versions this endpoint
 // offers (Options.SupportedProtocolVersions), legacy ones included (a client that finds only those initializes a
 // session), and the same capabilities a legacy initialize reports.
-func (s *Server) discover(_ context.Context, rq *request) outcome {
+func (d *dispatcher) discover(_ context.Context, rq *request) outcome {
 	return outcome{cache: &publicListCache, result: struct {
 		SupportedVersions []string        `json:"supportedVersions"`
 		Capabilities      json.RawMessage `json:"capabilities"`
 		Instructions      string          `json:"instructions,omitempty"`
-	}{s.versions.all, s.capabilities(rq.era.version()), s.opts.Instructions}}
+	}{d.versions.all, d.capabilities(rq.era.version()), d.instructions}}
 }
 
 // setLogLevel answers logging/setLevel: the session's threshold for the
 // notifications/message its calls send. 2026-07-28 removed the method; each
 // request carries its level in _meta instead.
-func (s *Server) setLogLevel(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) setLogLevel(ctx context.Context, rq *request) outcome {
 	p := rq.params
 	if p.Level == nil || !validLogLevel(LogLevel(*p.Level)) {
 		return failure(NewError(CodeInvalidParams, "logging/setLevel: level must be one of debug, info, notice, warning, error, critical, alert, emergency"))
@@ -81,11 +80,12 @@ func (s *Server) setLogLevel(ctx context.Context, rq *request) outcome {
 // _meta logLevel). The extensions declared in version follow, in
 // capabilities.extensions (and, for an extension with a legacy member of
 // its own, that member: 2025-11-25's tasks).
-func (s *Server) capabilities(version string) json.RawMessage {
-	tools, prompts, resources, completions, _ := s.features.offers()
-	s.mu.RLock()
-	exts := slices.Clone(s.extensions)
-	s.mu.RUnlock()
+func (d *dispatcher) capabilities(version string) json.RawMessage {
+	tools, prompts, resources, completions, _ := d.features.offers()
+	var exts []*extension
+	if p := d.extensions.Load(); p != nil {
+		exts = *p
+	}
 	b := []byte{'{'}
 	add := func(key string, value []byte) {
 		if len(b) > 1 {

@@ -11,11 +11,11 @@ import (
 // listPrompts answers prompts/list: one page of the prompts in registration
 // order, their definitions as registered; -32601 when the server has none
 // (it then does not advertise prompts).
-func (s *Server) listPrompts(ctx context.Context, rq *request) outcome {
-	if !s.features.hasPrompts() {
+func (d *dispatcher) listPrompts(ctx context.Context, rq *request) outcome {
+	if !d.features.hasPrompts() {
 		return failure(notSupported("prompts"))
 	}
-	return s.features.page(ctx, rq.method, listPrompts, false, rq.params.Cursor, s.listFilter(ctx))
+	return d.features.page(ctx, rq.method, listPrompts, false, rq.params.Cursor, d.listFilter(ctx))
 }
 
 // getPrompt answers prompts/get. An unknown name or a missing required
@@ -23,15 +23,15 @@ func (s *Server) listPrompts(ctx context.Context, rq *request) outcome {
 // possibly multi round-trip request: the handler may elicit, and unanswered
 // questions end the round with input_required. A handler error is -32603
 // (an *Error is sent as it is); panics are recovered.
-func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
-	if !s.features.hasPrompts() {
+func (d *dispatcher) getPrompt(ctx context.Context, rq *request) outcome {
+	if !d.features.hasPrompts() {
 		return failure(notSupported("prompts"))
 	}
 	p := rq.params
 	if p.Name == nil {
 		return failure(NewError(CodeInvalidParams, "prompts/get: params.name is required"))
 	}
-	rp := s.features.prompt(string(p.Name))
+	rp := d.features.prompt(string(p.Name))
 	if rp == nil {
 		return failure(NewError(CodeInvalidParams, "prompts/get: unknown prompt %q", p.Name))
 	}
@@ -47,9 +47,9 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	call := newCall(s, peer, state)
+	call := newCall(d.announce, peer, state)
 	call.principal = PrincipalFromContext(ctx)
-	res, err := runFeatureHandler(s, "prompt", rp.Name, func() (*PromptResult, error) { return rp.Handler(ctx, call, args) })
+	res, err := runFeatureHandler(d.logger, "prompt", rp.Name, func() (*PromptResult, error) { return rp.Handler(ctx, call, args) })
 	if o, done := rq.era.closeRound(rq, rp.Name, raw, call, err); done {
 		return o
 	}
@@ -64,10 +64,10 @@ func (s *Server) getPrompt(ctx context.Context, rq *request) outcome {
 
 // runFeatureHandler runs a prompt or resource handler, turning a panic into
 // an error.
-func runFeatureHandler[R any](s *Server, kind, name string, run func() (*R, error)) (res *R, err error) {
+func runFeatureHandler[R any](logger *slog.Logger, kind, name string, run func() (*R, error)) (res *R, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.logger.Error(kind+" handler panicked", slog.String(kind, name),
+			logger.Error(kind+" handler panicked", slog.String(kind, name),
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 			res, err = nil, &Error{Code: CodeInternalError, Message: "internal error: the " + kind + " handler panicked"}
 		}

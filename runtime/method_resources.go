@@ -14,21 +14,21 @@ import (
 // registration order, then the resources the templates' listers report
 // (asked on every request, so the pages follow what exists; a cursor is an
 // offset into that list). -32601 when the server has no resources.
-func (s *Server) listResources(ctx context.Context, rq *request) outcome {
-	if !s.features.hasResources() {
+func (d *dispatcher) listResources(ctx context.Context, rq *request) outcome {
+	if !d.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
-	return s.features.page(ctx, rq.method, listResources, false, rq.params.Cursor, s.listFilter(ctx))
+	return d.features.page(ctx, rq.method, listResources, false, rq.params.Cursor, d.listFilter(ctx))
 }
 
 // listResourceTemplates answers resources/templates/list: one page of the
 // templates in registration order; -32601 when the server has no
 // resources.
-func (s *Server) listResourceTemplates(ctx context.Context, rq *request) outcome {
-	if !s.features.hasResources() {
+func (d *dispatcher) listResourceTemplates(ctx context.Context, rq *request) outcome {
+	if !d.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
-	return s.features.page(ctx, rq.method, listTemplates, false, rq.params.Cursor, s.listFilter(ctx))
+	return d.features.page(ctx, rq.method, listTemplates, false, rq.params.Cursor, d.listFilter(ctx))
 }
 
 // ErrResourceNotFound is what a resource handler returns when the resource
@@ -46,8 +46,8 @@ var ErrResourceNotFound = errors.New("mcpgen: resource not found")
 // resource. Contents without a uri get the requested one. Like
 // tools/call, in 2026-07-28 a read may take several rounds when the
 // handler elicits.
-func (s *Server) readResource(ctx context.Context, rq *request) outcome {
-	if !s.features.hasResources() {
+func (d *dispatcher) readResource(ctx context.Context, rq *request) outcome {
+	if !d.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
 	p := rq.params
@@ -56,7 +56,7 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	}
 	requested := *p.URI
 	uri := resourceuri.Normalize(requested) // the handler sees one spelling of each resource
-	fixed, tmpl, vars := s.features.findResource(uri)
+	fixed, tmpl, vars := d.features.findResource(uri)
 	if fixed == nil && tmpl == nil {
 		return failure(rq.era.resourceNotFound(requested))
 	}
@@ -65,17 +65,17 @@ func (s *Server) readResource(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	call := newCall(s, peer, state)
+	call := newCall(d.announce, peer, state)
 	call.principal = PrincipalFromContext(ctx)
 	var res *ResourceResult
 	var err error
 	var cache *cacheHint
 	if fixed != nil {
 		cache = fixed.cache
-		res, err = runFeatureHandler(s, "resource", uri, func() (*ResourceResult, error) { return fixed.Handler(ctx, call, uri) })
+		res, err = runFeatureHandler(d.logger, "resource", uri, func() (*ResourceResult, error) { return fixed.Handler(ctx, call, uri) })
 	} else {
 		cache = tmpl.cache
-		res, err = runFeatureHandler(s, "resource", uri, func() (*ResourceResult, error) { return tmpl.Handler(ctx, call, uri, vars) })
+		res, err = runFeatureHandler(d.logger, "resource", uri, func() (*ResourceResult, error) { return tmpl.Handler(ctx, call, uri, vars) })
 	}
 	if o, done := rq.era.closeRound(rq, uri, args, call, err); done {
 		return o
@@ -116,8 +116,8 @@ const maxSubscriptions = 1024
 // (resource_uri.go), so every spelling of it is one subscription. More than
 // maxSubscriptions URIs, or more than Options.MaxSubscriptionBytes of them,
 // is -32602.
-func (s *Server) subscribeResource(ctx context.Context, rq *request) outcome {
-	if !s.features.hasResources() {
+func (d *dispatcher) subscribeResource(ctx context.Context, rq *request) outcome {
+	if !d.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
 	if rq.params.URI == nil || *rq.params.URI == "" {
@@ -128,7 +128,7 @@ func (s *Server) subscribeResource(ctx context.Context, rq *request) outcome {
 	err := rq.sess.update(ctx, func(st *SessionState) {
 		e = nil
 		if !slices.Contains(st.Subscriptions, uri) {
-			if e = s.subscriptionBound("resources/subscribe", append(st.Subscriptions, uri)); e == nil {
+			if e = d.subscriptionBound("resources/subscribe", append(st.Subscriptions, uri)); e == nil {
 				st.Subscriptions = append(st.Subscriptions, uri)
 			}
 		}
@@ -145,7 +145,7 @@ func (s *Server) subscribeResource(ctx context.Context, rq *request) outcome {
 // subscriptionBound is the -32602 of a set of subscribed URIs (a legacy
 // session's, or a listen stream's) past maxSubscriptions or
 // Options.MaxSubscriptionBytes; nil within both.
-func (s *Server) subscriptionBound(method string, uris []string) *Error {
+func (d *dispatcher) subscriptionBound(method string, uris []string) *Error {
 	if len(uris) > maxSubscriptions {
 		return NewError(CodeInvalidParams, "%s: more than %d resource subscriptions", method, maxSubscriptions)
 	}
@@ -153,7 +153,7 @@ func (s *Server) subscriptionBound(method string, uris []string) *Error {
 	for _, u := range uris {
 		n += len(u)
 	}
-	if max := s.opts.MaxSubscriptionBytes; n > max {
+	if max := d.maxSubscriptionBytes; n > max {
 		e := limitExceeded("MaxSubscriptionBytes", int64(max), fmt.Sprintf(
 			"%s: the subscribed resource URIs would take %d bytes, more than Options.MaxSubscriptionBytes (%d)", method, n, max))
 		e.Code = CodeInvalidParams
@@ -165,8 +165,8 @@ func (s *Server) subscriptionBound(method string, uris []string) *Error {
 // unsubscribeResource answers resources/unsubscribe (legacy sessions): no
 // more notifications/resources/updated for the URI. A URI the session never
 // subscribed to is not an error.
-func (s *Server) unsubscribeResource(ctx context.Context, rq *request) outcome {
-	if !s.features.hasResources() {
+func (d *dispatcher) unsubscribeResource(ctx context.Context, rq *request) outcome {
+	if !d.features.hasResources() {
 		return failure(notSupported("resources"))
 	}
 	uri := rq.params.URI

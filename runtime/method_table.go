@@ -2,8 +2,12 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // methodRow is everything the runtime knows about one MCP method, in one
@@ -34,7 +38,7 @@ type methodRow struct {
 	// of Options.MaxConcurrentCalls (its caller's share) while it runs.
 	handler bool
 	// serve is the method.
-	serve func(s *Server, ctx context.Context, rq *request) outcome
+	serve func(d *dispatcher, ctx context.Context, rq *request) outcome
 }
 
 // authRule names the target of a request and the scopes it requires beyond
@@ -43,32 +47,32 @@ type methodRow struct {
 // refuses it with a JSON-RPC error, so no path reaches a handler without
 // them. e is a malformed request the rule cannot read; serveMethod answers
 // it.
-type authRule func(s *Server, ctx context.Context, m *message) (target string, scopes []string, e *Error)
+type authRule func(d *dispatcher, ctx context.Context, m *message) (target string, scopes []string, e *Error)
 
 // noScopes is the rule of a method that needs nothing beyond the server's
 // own scopes (lists, which Auth.FilterLists filters per principal; the
 // lifecycle; tasks, which are bound to their creator).
-func noScopes(*Server, context.Context, *message) (string, []string, *Error) { return "", nil, nil }
+func noScopes(*dispatcher, context.Context, *message) (string, []string, *Error) { return "", nil, nil }
 
 // coreMethods are the methods of the MCP core. Extensions (the tasks
 // extension among them, task.go) add theirs through addExtension.
 var coreMethods = []methodRow{
-	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, serve: (*Server).initialize},
-	{name: methodPing, eras: legacyEra, auth: noScopes, serve: (*Server).ping},
-	{name: methodSetLevel, eras: legacyEra, params: pLevel, auth: noScopes, serve: (*Server).setLogLevel},
-	{name: methodDiscover, eras: modernEra, auth: noScopes, serve: (*Server).discover},
-	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*Server).listen},
+	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, serve: (*dispatcher).initialize},
+	{name: methodPing, eras: legacyEra, auth: noScopes, serve: (*dispatcher).ping},
+	{name: methodSetLevel, eras: legacyEra, params: pLevel, auth: noScopes, serve: (*dispatcher).setLogLevel},
+	{name: methodDiscover, eras: modernEra, auth: noScopes, serve: (*dispatcher).discover},
+	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*dispatcher).listen},
 
-	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, serve: (*Server).listTools},
-	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*Server).callTool},
-	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, serve: (*Server).listPrompts},
-	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*Server).getPrompt},
-	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, serve: (*Server).listResources},
-	{name: methodTemplatesList, eras: everyEra, params: pCursor, list: listTemplates, auth: noScopes, serve: (*Server).listResourceTemplates},
-	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, handler: true, serve: (*Server).readResource},
-	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*Server).subscribeResource},
-	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*Server).unsubscribeResource},
-	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, handler: true, serve: (*Server).complete},
+	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, serve: (*dispatcher).listTools},
+	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*dispatcher).callTool},
+	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, serve: (*dispatcher).listPrompts},
+	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*dispatcher).getPrompt},
+	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, serve: (*dispatcher).listResources},
+	{name: methodTemplatesList, eras: everyEra, params: pCursor, list: listTemplates, auth: noScopes, serve: (*dispatcher).listResourceTemplates},
+	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, handler: true, serve: (*dispatcher).readResource},
+	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*dispatcher).subscribeResource},
+	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*dispatcher).unsubscribeResource},
+	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, handler: true, serve: (*dispatcher).complete},
 }
 
 // roundParams are the members of a 2026-07-28 retry of a request that may
@@ -97,6 +101,33 @@ var coreIndex methodTable
 
 func init() { coreIndex = index(append(slices.Clone(coreMethods), taskMethods...)) }
 
+// dispatcher serves the methods: it holds the method table (the core's
+// rows and those of the extensions added since) and the parts the methods
+// use. Every request of every era and transport reaches its method through
+// serve.
+type dispatcher struct {
+	logger               *slog.Logger
+	instructions         string // Options.Instructions
+	maxSubscriptionBytes int    // Options.MaxSubscriptionBytes
+	serverInfo           json.RawMessage
+	versions             offeredVersions
+
+	features  *featureRegistry
+	tasks     *taskEngine
+	listeners *listenHub
+	auth      *authState    // nil without Options.Auth
+	icpt      *interceptors // nil without Options.Interceptors
+	announce  announcer     // where a Call's announcements go
+
+	calls     drainGroup   // requests running, for graceful shutdown
+	callSlots *callerShare // handlers running (MaxConcurrentCalls), per caller
+	streams   *callerShare // GET and listen streams open (MaxGETStreams), per caller
+
+	methods    atomic.Pointer[methodTable] // replaced, never changed, when an extension is added
+	mu         sync.Mutex                  // serializes addExtension
+	extensions atomic.Pointer[[]*extension]
+}
+
 // methodTable is a Server's rows by name: the core methods and those of
 // the extensions added to it. It is replaced, never changed, when an
 // extension is added, so requests read it without a lock.
@@ -111,15 +142,15 @@ func index(rows []methodRow) methodTable {
 }
 
 // row returns the row of method, or nil.
-func (s *Server) row(method string) *methodRow { return (*s.methods.Load())[method] }
+func (d *dispatcher) row(method string) *methodRow { return (*d.methods.Load())[method] }
 
 // serve runs one request: through Options.Interceptors when there are any
 // (interceptor_chain.go), which end in serveMethod.
-func (s *Server) serve(ctx context.Context, rq *request) outcome {
-	if s.icpt != nil {
-		return s.intercepted(ctx, rq)
+func (d *dispatcher) serve(ctx context.Context, rq *request) outcome {
+	if d.icpt != nil {
+		return d.icpt.intercepted(ctx, rq)
 	}
-	return s.serveMethod(ctx, rq)
+	return d.serveMethod(ctx, rq)
 }
 
 // serveMethod runs one request's method. A method the request's era (or
@@ -127,8 +158,8 @@ func (s *Server) serve(ctx context.Context, rq *request) outcome {
 // The method's authorization rule is checked before it runs. Every request
 // counts for graceful shutdown while it runs; once the server is draining,
 // new ones are refused.
-func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
-	m := s.row(rq.method)
+func (d *dispatcher) serveMethod(ctx context.Context, rq *request) outcome {
+	m := d.row(rq.method)
 	switch {
 	case m == nil:
 		return failure(NewError(CodeMethodNotFound, "method not found: %s", rq.method))
@@ -141,23 +172,23 @@ func (s *Server) serveMethod(ctx context.Context, rq *request) outcome {
 	case rq.params.err != nil:
 		return outcome{err: rq.params.err, status: http.StatusBadRequest}
 	}
-	if s.auth != nil {
-		if e := s.authorize(ctx, m, rq.msg); e != nil {
+	if d.auth != nil {
+		if e := d.authorize(ctx, m, rq.msg); e != nil {
 			return failure(e)
 		}
 	}
-	if !s.calls.add() {
+	if !d.calls.add() {
 		return outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}
-	defer s.calls.done()
+	defer d.calls.done()
 	if m.handler {
 		caller := callerOf(ctx, rq.era)
-		if e := s.callSlots.take(caller, 1); e != nil {
+		if e := d.callSlots.take(caller, 1); e != nil {
 			return failure(e)
 		}
-		defer s.callSlots.give(caller, 1)
+		defer d.callSlots.give(caller, 1)
 	}
-	return m.serve(s, ctx, rq)
+	return m.serve(d, ctx, rq)
 }
 
 // errShuttingDown answers requests that arrive once Shutdown has begun.

@@ -15,7 +15,7 @@ import (
 func TestEveryMethodDecidesItsAuthorization(t *testing.T) {
 	s := NewServer(Options{})
 	defer s.Close()
-	table := *s.methods.Load()
+	table := *s.d.methods.Load()
 	if len(table) != len(coreMethods)+len(taskMethods) {
 		t.Errorf("the table has %d rows, want the %d core and %d task rows", len(table), len(coreMethods), len(taskMethods))
 	}

@@ -11,7 +11,7 @@ import (
 // the plain task; 2026-07-28 the DetailedTask, which carries every
 // outstanding question (inputRequests), the result or the error. An unknown
 // or expired task is -32602.
-func (s *Server) getTask(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) getTask(ctx context.Context, rq *request) outcome {
 	if e := gateTasks(rq); e != nil {
 		return failure(e)
 	}
@@ -19,7 +19,7 @@ func (s *Server) getTask(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	r, e := s.tasks.load(ctx, rq, id)
+	r, e := d.tasks.load(ctx, rq, id)
 	if e != nil {
 		return failure(e)
 	}
@@ -32,7 +32,7 @@ func (s *Server) getTask(ctx context.Context, rq *request) outcome {
 // cancelled task and refuses a task that already ended (-32602); 2026-07-28
 // acknowledges with an empty result, also for a task that already ended
 // (idempotent).
-func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) cancelTask(ctx context.Context, rq *request) outcome {
 	if e := gateTasks(rq); e != nil {
 		return failure(e)
 	}
@@ -40,10 +40,10 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	if _, e := s.tasks.load(ctx, rq, id); e != nil {
+	if _, e := d.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
-	r, ended, err := s.tasks.cancel(ctx, id, "cancelled by the client")
+	r, ended, err := d.tasks.cancel(ctx, id, "cancelled by the client")
 	switch {
 	case errors.Is(err, errTaskEnded):
 		return rq.era.tasks().cancelled(r, ended)
@@ -60,7 +60,7 @@ func (s *Server) cancelTask(ctx context.Context, rq *request) outcome {
 // ignored; a partial set leaves the task input_required until the rest
 // arrive. The answered keys leave inputRequests before the (empty)
 // acknowledgement is sent.
-func (s *Server) updateTask(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) updateTask(ctx context.Context, rq *request) outcome {
 	if e := gateTasks(rq); e != nil {
 		return failure(e)
 	}
@@ -73,7 +73,7 @@ func (s *Server) updateTask(ctx context.Context, rq *request) outcome {
 	if len(raw) == 0 || !isObjectJSON(raw) || json.Unmarshal(raw, &answers) != nil {
 		return failure(NewError(CodeInvalidParams, "tasks/update: params.inputResponses must be an object mapping input request keys to results"))
 	}
-	r, e := s.tasks.load(ctx, rq, id)
+	r, e := d.tasks.load(ctx, rq, id)
 	if e != nil {
 		return failure(e)
 	}
@@ -84,7 +84,7 @@ func (s *Server) updateTask(ctx context.Context, rq *request) outcome {
 			}
 		}
 	}
-	_, err := s.tasks.answerTask(ctx, id, answers)
+	_, err := d.tasks.answerTask(ctx, id, answers)
 	switch {
 	case errors.Is(err, errTaskEnded):
 		return failure(NewError(CodeInvalidParams, "tasks/update: task %s is in terminal status %s", id, r.Status))
@@ -104,7 +104,7 @@ func (s *Server) updateTask(ctx context.Context, rq *request) outcome {
 // handler; the task's progress and log notifications ride the same stream.
 // The wait ends with the task, its TTL, or the request's context (session
 // end, notifications/cancelled).
-func (s *Server) taskResult(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) taskResult(ctx context.Context, rq *request) outcome {
 	if e := gateTasks(rq); e != nil {
 		return failure(e)
 	}
@@ -112,16 +112,16 @@ func (s *Server) taskResult(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	if _, e := s.tasks.load(ctx, rq, id); e != nil {
+	if _, e := d.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
 	live, _, e := rq.era.openRound(ctx, rq, "", nil)
 	if e != nil {
 		return failure(e)
 	}
-	s.tasks.mu.Lock()
-	lt := s.tasks.live[id]
-	s.tasks.mu.Unlock()
+	d.tasks.mu.Lock()
+	lt := d.tasks.live[id]
+	d.tasks.mu.Unlock()
 	if lt != nil {
 		lt.mu.Lock()
 		lt.listen = live
@@ -135,8 +135,8 @@ func (s *Server) taskResult(ctx context.Context, rq *request) outcome {
 		}()
 	}
 	for {
-		ch, done := s.tasks.store.TaskChanged(ctx, id)
-		r, e := s.tasks.load(ctx, rq, id)
+		ch, done := d.tasks.store.TaskChanged(ctx, id)
+		r, e := d.tasks.load(ctx, rq, id)
 		if e != nil {
 			done()
 			return failure(e)
@@ -145,9 +145,9 @@ func (s *Server) taskResult(ctx context.Context, rq *request) outcome {
 			done()
 			return taskPayload(r)
 		}
-		if key, in, ok := s.tasks.claim(id, r.Inputs); ok {
+		if key, in, ok := d.tasks.claim(id, r.Inputs); ok {
 			done()
-			s.tasks.deliver(ctx, live, id, key, in)
+			d.tasks.deliver(ctx, live, id, key, in)
 			continue
 		}
 		wake := time.NewTimer(time.Until(r.LeaseUntil) + time.Millisecond)
@@ -213,7 +213,7 @@ func taskPayload(r *TaskRecord) outcome {
 
 // listTasks answers tasks/list (2025-11-25): the session's tasks, a page at
 // a time (Options.PageSize), oldest first. An unknown cursor is -32602.
-func (s *Server) listTasks(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) listTasks(ctx context.Context, rq *request) outcome {
 	if e := gateTasks(rq); e != nil {
 		return failure(e)
 	}
@@ -221,7 +221,7 @@ func (s *Server) listTasks(ctx context.Context, rq *request) outcome {
 	if rq.params.Cursor != nil {
 		cursor = *rq.params.Cursor
 	}
-	page, next, err := s.tasks.store.ListTasks(ctx, rq.sess.id, cursor, s.opts.PageSize)
+	page, next, err := d.tasks.store.ListTasks(ctx, rq.sess.id, cursor, d.features.pageSize)
 	switch {
 	case errors.Is(err, ErrInvalidTaskCursor):
 		return failure(NewError(CodeInvalidParams, "tasks/list: invalid cursor"))
@@ -238,4 +238,34 @@ func (s *Server) listTasks(ctx context.Context, rq *request) outcome {
 		Tasks      []json.RawMessage `json:"tasks"`
 		NextCursor string            `json:"nextCursor,omitempty"`
 	}{tasks, next})
+}
+
+// taskMethods are the methods of the tasks extension (2026-07-28) and of
+// 2025-11-25's experimental tasks: one row each, serving both where both
+// have it, and every taskEra difference behind rq.era.tasks().
+var taskMethods = []methodRow{
+	{name: methodTasksGet, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*dispatcher).getTask},
+	{name: methodTasksCancel, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*dispatcher).cancelTask},
+	{name: methodTasksResult, eras: legacyEra, params: pTaskID, auth: noScopes, serve: (*dispatcher).taskResult},
+	{name: methodTasksList, eras: legacyEra, params: pCursor, auth: noScopes, serve: (*dispatcher).listTasks},
+	{name: methodTasksUpdate, eras: modernEra, params: pTaskID | pInputResponses, nameParam: pTaskID, auth: noScopes, serve: (*dispatcher).updateTask},
+}
+
+// extension is the tasks extension as the method table and the
+// capabilities see it: declared (io.modelcontextprotocol/tasks in
+// 2026-07-28, capabilities.tasks in a 2025-11-25 session) once a tool may
+// run as a task.
+func taskExtension(f *featureRegistry) *extension {
+	offered := func() bool { _, _, _, _, tasks := f.offers(); return tasks }
+	return &extension{
+		id: extTasks, settings: json.RawMessage("{}"), versions: modernVersions,
+		rows:     taskMethods,
+		declared: offered,
+		legacyMember: func(version string) (string, json.RawMessage, bool) {
+			if version != Version20251125 || !offered() {
+				return "", nil, false
+			}
+			return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true
+		},
+	}
 }

@@ -8,8 +8,8 @@ import (
 // The cursor is the opaque, base64-encoded index of the page's first tool;
 // pages are encoded once. The list does not vary per client, so any cache
 // may share it.
-func (s *Server) listTools(ctx context.Context, rq *request) outcome {
-	return s.features.page(ctx, rq.method, listTools, rq.era.legacyShapes(), rq.params.Cursor, s.listFilter(ctx))
+func (d *dispatcher) listTools(ctx context.Context, rq *request) outcome {
+	return d.features.page(ctx, rq.method, listTools, rq.era.legacyShapes(), rq.params.Cursor, d.listFilter(ctx))
 }
 
 // callTool answers tools/call. The arguments must be an object (else
@@ -19,12 +19,12 @@ func (s *Server) listTools(ctx context.Context, rq *request) outcome {
 // round-trip call: the era's openRound hands the handler the answers of
 // earlier rounds, and closeRound turns unanswered questions into an
 // input_required result.
-func (s *Server) callTool(ctx context.Context, rq *request) outcome {
+func (d *dispatcher) callTool(ctx context.Context, rq *request) outcome {
 	p := rq.params
 	if p.Name == nil {
 		return failure(NewError(CodeInvalidParams, "tools/call: params.name is required"))
 	}
-	t := s.features.toolNamed(p.Name)
+	t := d.features.toolNamed(p.Name)
 	if t == nil {
 		return failure(NewError(CodeInvalidParams, "tools/call: unknown tool %q", p.Name))
 	}
@@ -40,18 +40,18 @@ func (s *Server) callTool(ctx context.Context, rq *request) outcome {
 	if res != nil {
 		return resultOf(res)
 	}
-	if o, done := s.taskCall(ctx, rq, t, args, peer, state); done {
+	if o, done := d.tasks.call(ctx, rq, t, args, peer, state); done {
 		return o
 	}
-	call := newCall(s, peer, state)
-	call.intercept(s, ctx)
+	call := newCall(d.announce, peer, state)
+	call.intercept(d.icpt, ctx)
 	call.principal = PrincipalFromContext(ctx)
-	res, err := t.run(ctx, s.logger, call, args)
+	res, err := t.run(ctx, d.logger, call, args)
 	if o, done := rq.era.closeRound(rq, t.Name, args, call, err); done {
 		return o
 	}
 	if err == nil {
-		res = s.checkOutput(t, res)
+		res = t.checkOutput(res, d.logger)
 	}
 	res, err = rq.era.toolResult(t, res, err)
 	return toolOutcome(t.Name, res, err)

@@ -93,6 +93,10 @@ func (p *mrtrPeer) progressToken() json.RawMessage   { return p.progress }
 // to its question by the input request key and requestState).
 func (p *mrtrPeer) elicitationID() string { return "" }
 
+// carriesMeta: a 2026-07-28 question must be asked identically in every
+// round (requestState binds its answer to a digest of its params).
+func (p *mrtrPeer) carriesMeta() bool { return false }
+
 // outstanding returns the unanswered questions, or nil.
 func (p *mrtrPeer) outstanding() map[string]inputRequest {
 	p.mu.Lock()

@@ -68,7 +68,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
 	s.shutdownModern()
-	err := s.calls.wait(ctx)
+	err := s.d.calls.wait(ctx)
 	_ = s.Close()
 	return err
 }
@@ -77,7 +77,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.closing.Store(true)
 	s.shutdownModern()
-	s.calls.close()
+	s.d.calls.close()
 	s.stopJanitor()
 	if s.stopSignals != nil {
 		s.stopSignals()

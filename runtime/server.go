@@ -7,290 +7,16 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
-
-// Options configure a Server. The zero value is safe: loopback-only origins,
-// bounded buffers and timeouts.
-type Options struct {
-	// Name, Version and Title identify the server in serverInfo.
-	Name, Version, Title string
-	// SupportedProtocolVersions are the protocol versions the server
-	// offers, on its one endpoint and over stdio, in any order; nil offers
-	// every version the runtime speaks (2025-03-26 to 2026-07-28). A
-	// client asking for another is answered by its era's rules:
-	// initialize negotiates the newest offered session version (or, when
-	// none is offered, fails with -32602 listing the offered ones); a
-	// 2026-07-28 request gets -32022; server/discover lists them.
-	SupportedProtocolVersions []string
-	// Instructions are sent in the initialize / server/discover result.
-	Instructions string
-	// Logger receives the runtime's logs; nil discards them.
-	Logger *slog.Logger
-	// StateKey seals 2026-07-28 requestState (HMAC/AEAD). Replicas that serve one
-	// client must share it; empty means a random key per Server.
-	StateKey []byte
-	// RequestStateTTL is how long a client may take to answer one
-	// input_required round before its requestState expires; 0 means 15m.
-	RequestStateTTL time.Duration
-	// SingleUseState makes every tool's requestState single-use: the retry
-	// that carries it runs the tool once, and the same requestState sent
-	// again is refused (-32602), so a replayed answer cannot run a tool
-	// twice. SingleUseTools does the same for the named tools only. Spent
-	// states are recorded in StateLedger until they expire.
-	SingleUseState bool
-	SingleUseTools []string
-	// StateLedger records spent single-use requestStates; nil means in
-	// memory (one process), bounded by MaxSpentStates (0 means 100,000;
-	// beyond it, while none has expired, single-use retries are refused).
-	StateLedger    StateLedger
-	MaxSpentStates int
-
-	// AllowedOrigins are Origin header values accepted besides loopback
-	// origins (http(s)://localhost, 127.0.0.1, [::1], any port); "*" accepts
-	// any. A request with another Origin gets 403.
-	AllowedOrigins []string
-	// AllowedHosts are Host header values (host or host:port) accepted besides
-	// loopback names when the server is reached on a loopback address, the
-	// DNS-rebinding check. Another Host gets 403.
-	AllowedHosts []string
-	// MaxBodyBytes bounds a POST body (413 beyond it) and a stdio line;
-	// 0 means 4 MiB.
-	MaxBodyBytes int64
-	// BodyReadTimeout bounds how long a client may take to send a whole POST
-	// body, from the moment the handler starts reading it (408 beyond it).
-	// It is a read deadline on the connection set only while the body is
-	// read, so it never cuts a long response stream. 0 means 30s, negative
-	// disables.
-	BodyReadTimeout time.Duration
-	// ReadHeaderTimeout bounds how long Serve waits for a request's headers;
-	// 0 means 10s, negative disables.
-	ReadHeaderTimeout time.Duration
-	// IdleTimeout is how long Serve keeps an idle keep-alive connection open
-	// between requests; 0 means 75s (longer than common load balancer idle
-	// timeouts, so that the balancer closes first), negative disables. It
-	// does not apply while a response stream is open.
-	IdleTimeout time.Duration
-	// ShutdownTimeout is how long Serve, once its context ends, waits for
-	// running calls to finish before it ends every session; calls still
-	// running then answer with an error. 0 means 10s.
-	ShutdownTimeout time.Duration
-	// StreamBuffer is the number of messages a stream buffers before senders
-	// wait for room (backpressure); 0 means 64.
-	StreamBuffer int
-	// KeepAlive is the interval of keep-alive pings on GET streams and comment
-	// lines on long POST streams; 0 means 15s, negative disables. A client
-	// that never opens a GET stream is never expired for missing pings.
-	KeepAlive time.Duration
-	// SessionIdleTimeout ends a session whose client showed no sign of life
-	// (no request, no connection open) for this long, and the calls it still
-	// runs; 0 means 30 minutes, negative never.
-	SessionIdleTimeout time.Duration
-	// FallbackWait bounds how long a message whose request stream is finished
-	// waits for the client to open a GET stream; 0 means 5s.
-	FallbackWait time.Duration
-	// RequestTimeout bounds each wait for a client's answer (elicitation,
-	// sampling, roots); 0 means 10 minutes, negative only the caller's
-	// context. Without a bound, a call whose client went away for good
-	// would wait, and keep its session from expiring, forever.
-	RequestTimeout time.Duration
-	// ResumeWindow is how long a request's event stream may stay without a
-	// connection (the client dropped it) before it is given up: its buffered
-	// messages are dropped and its handler's sends fail instead of waiting
-	// for room on a stream nobody drains. 0 means 1 minute, negative never.
-	ResumeWindow time.Duration
-	// RetryInterval is the SSE retry hint sent with 2025-11-25 priming events;
-	// 0 means 1s.
-	RetryInterval time.Duration
-	// StreamAfter, when positive, upgrades the response of a tools/call that
-	// is still running after this long to an event stream (when the client
-	// accepts one), so that it gets a priming event and can resume after a
-	// dropped connection (SEP-1699). 0 keeps JSON until the handler sends
-	// something other than its result.
-	StreamAfter time.Duration
-	// PageSize is the number of tools per tools/list page; 0 means 100.
-	PageSize int
-	// MaxSessions bounds the legacy sessions this process holds; initialize
-	// beyond it gets 503 with Retry-After (sessions end on DELETE or after
-	// SessionIdleTimeout). 0 means 10,000, negative no bound. Sessions that
-	// other replicas created are served even past it.
-	MaxSessions int
-	// MaxClientDataBytes bounds what a session stores of the client's
-	// initialize: clientInfo and capabilities, each. A larger clientInfo is
-	// stored as its name, version and title only; larger capabilities as
-	// the ones the runtime acts on. 0 means 8 KiB.
-	MaxClientDataBytes int
-	// MaxGETStreams bounds the GET streams (standalone and resumed) and
-	// 2026-07-28 subscriptions/listen streams open at once in this process;
-	// one more gets 429 (with Retry-After on a GET). A session has at most
-	// one connection per stream anyway: a new GET takes its stream over
-	// from the previous one. 0 means 10,000, negative no bound.
-	MaxGETStreams int
-	// EventsPerSession and EventBytesPerSession bound the SSE events the
-	// default in-memory EventStore keeps per session for Last-Event-ID; the
-	// oldest go first, and an event larger than EventBytesPerSession is not
-	// kept (a resume replays what follows it). 0 means 512 events and 1 MiB.
-	// A store given in Events has its own bounds.
-	EventsPerSession     int
-	EventBytesPerSession int
-	// ReplicaID prefixes server-to-client request IDs ("<ReplicaID>-<n>") so
-	// that replicas sharing a session store never collide; empty for one process.
-	ReplicaID string
-	// Sessions, Pending and Events hold legacy sessions, the server-to-client
-	// requests waiting for answers and the SSE events kept for resumption.
-	// nil means in-memory (one process).
-	Sessions SessionStore
-	Pending  PendingRouter
-	Events   EventStore
-	// Bus carries fallback messages to the replica that holds a session's GET
-	// stream; nil means one process.
-	Bus SessionBus
-
-	// Interceptors wrap every incoming request, every server-to-client
-	// request and observe runtime events, the first outermost (see
-	// Interceptor); nil means none, at no cost.
-	Interceptors []Interceptor
-	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
-	// (auth.go); nil serves without authorization, for loopback only.
-	Auth *Auth
-	// TaskStore holds the tasks of tools that run as tasks
-	// (execution.taskSupport); nil means in memory (one process). MaxTasks
-	// bounds the tasks this process creates and keeps, whatever their
-	// status, until their TTL passes (0 means 10,000), each caller its
-	// share (CallerShare); a finished task keeps its slot here but no slot
-	// of MaxConcurrentCalls. TaskTTL is how long a task is kept
-	// from its creation, and the longest a 2025-11-25 client may ask for;
-	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
-	// clients; 0 means 1s. TaskLease is how long a task outlives the last
-	// sign of life of the replica running it before it is reported failed;
-	// that replica renews it every third of it; 0 means 30s. None of the
-	// three can be disabled: 0 or less takes the default.
-	TaskStore        TaskStore
-	MaxTasks         int
-	TaskTTL          time.Duration
-	TaskPollInterval time.Duration
-	TaskLease        time.Duration
-	// MaxConcurrentCalls bounds the handlers running at once in this
-	// process: tools/call (a task's handler too, while it runs),
-	// prompts/get, resources/read and completion/complete. One more is
-	// refused with CodeLimitExceeded (HTTP 429 in 2026-07-28). 0 means
-	// 10,000, negative no bound.
-	MaxConcurrentCalls int
-	// MaxCallsPerSession bounds the requests one legacy session (or stdio
-	// connection) has in flight; one more is refused with
-	// CodeLimitExceeded. The calls of a 2025-03-26 batch wait for room
-	// instead, so a batch never runs more than this at once. 0 means 100
-	// (far more than a client runs in parallel), negative no bound.
-	MaxCallsPerSession int
-	// CallerShare is the part of each server-wide bound (MaxTasks,
-	// MaxTaskBytes, MaxGETStreams, MaxConcurrentCalls) that one caller may
-	// hold, so that one client cannot take a whole bound from the others.
-	// A caller is the principal of the request's token with Auth; without
-	// it, the legacy session, or for 2026-07-28 the client's network
-	// address (its connection over stdio). CallerShare 0 means 0.1 (a
-	// tenth). At most 1 (one caller may take a whole bound); a caller may
-	// always hold one unit.
-	CallerShare float64
-	// MaxTaskBytes bounds the bytes of the task results this process keeps
-	// (each until its task's TTL passes); a result that does not fit, in
-	// the whole bound or in its caller's share, fails its task with an
-	// error naming the bound. 0 means 256 MiB, negative no bound.
-	MaxTaskBytes int64
-	// MaxSubscriptionBytes bounds the resource URIs one legacy session
-	// subscribes to, or one subscriptions/listen stream names, in bytes
-	// (besides their number, at most 1,024); beyond it the request is
-	// -32602. 0 means 64 KiB.
-	MaxSubscriptionBytes int
-
-	// InputBeforeTask names tools that ask their first questions in
-	// 2026-07-28 input_required rounds and become tasks once they have the
-	// answers (SEP-2663's multi round-trip before task creation); other
-	// task tools become tasks at once and ask inside the task.
-	InputBeforeTask []string
-}
-
-// withDefaults fills in the zero fields.
-func (o Options) withDefaults() Options {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 4 << 20
-	}
-	if o.StreamBuffer <= 0 {
-		o.StreamBuffer = 64
-	}
-	if o.PageSize <= 0 {
-		o.PageSize = 100
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = 10_000
-	}
-	if o.MaxClientDataBytes <= 0 {
-		o.MaxClientDataBytes = 8 << 10
-	}
-	if o.MaxGETStreams == 0 {
-		o.MaxGETStreams = 10_000
-	}
-	if o.MaxTasks <= 0 {
-		o.MaxTasks = 10_000
-	}
-	if o.MaxConcurrentCalls == 0 {
-		o.MaxConcurrentCalls = 10_000
-	}
-	if o.MaxCallsPerSession == 0 {
-		o.MaxCallsPerSession = 100
-	}
-	if o.CallerShare <= 0 || o.CallerShare > 1 {
-		o.CallerShare = 0.1
-	}
-	if o.MaxTaskBytes == 0 {
-		o.MaxTaskBytes = 256 << 20
-	}
-	if o.MaxSubscriptionBytes <= 0 {
-		o.MaxSubscriptionBytes = 64 << 10
-	}
-	def(&o.KeepAlive, 15*time.Second)
-	def(&o.BodyReadTimeout, 30*time.Second)
-	def(&o.ReadHeaderTimeout, 10*time.Second)
-	def(&o.IdleTimeout, 75*time.Second)
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = 10 * time.Second
-	}
-	def(&o.RequestStateTTL, reqstate.DefaultTTL)
-	def(&o.SessionIdleTimeout, 30*time.Minute)
-	def(&o.RequestTimeout, 10*time.Minute)
-	def(&o.ResumeWindow, time.Minute)
-	def(&o.FallbackWait, 5*time.Second)
-	def(&o.RetryInterval, time.Second)
-	def(&o.RequestTimeout, 10*time.Minute)
-	for _, d := range []struct {
-		p *time.Duration
-		v time.Duration
-	}{{&o.TaskTTL, time.Hour}, {&o.TaskPollInterval, time.Second}, {&o.TaskLease, 30 * time.Second}} {
-		if *d.p <= 0 {
-			*d.p = d.v // a task bound cannot be disabled
-		}
-	}
-	if o.Name == "" {
-		o.Name = "mcpgen-server"
-	}
-	if o.Version == "" {
-		o.Version = "0.0.0"
-	}
-	return o
-}
 
 // Server serves registered tools over Streamable HTTP and stdio.
 type Server struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu sync.RWMutex // guards extensions
+	d *dispatcher // the method table and what methods use
 
 	sessionStore SessionStore
 	pending      PendingRouter
@@ -301,15 +27,11 @@ type Server struct {
 	baseCancel context.CancelFunc
 	smu        sync.RWMutex
 	sessions   map[string]*session
-	creating   int          // sessions being created (counted against MaxSessions), under smu
-	calls      drainGroup   // running requests, for graceful shutdown
-	callSlots  *callerShare // handlers running (MaxConcurrentCalls), per caller
-	streams    *callerShare // GET and listen streams open (MaxGETStreams), per caller
+	creating   int // sessions being created (counted against MaxSessions), under smu
 	closing    atomic.Bool
 	janitor    janitor
 
 	serverInfo json.RawMessage  // the Implementation object, encoded once, for every era
-	versions   offeredVersions  // Options.SupportedProtocolVersions, checked
 	sealer     *reqstate.Sealer // seals 2026-07-28 requestState
 	listeners  *listenHub       // open subscriptions/listen streams
 
@@ -322,23 +44,8 @@ type Server struct {
 
 	icpt *interceptors // Options.Interceptors composed; nil when none
 
-	methods    atomic.Pointer[methodTable] // the core's rows and the extensions' (method_table.go)
-	extensions []*extension                // declared in capabilities.extensions, under mu (extension.go)
-
 	// onTick, when set (tests), runs after every keep-alive tick.
 	onTick func()
-}
-
-// Validate reports what is wrong with the options, naming the field; NewServer
-// panics on what it reports (a server must not start misconfigured).
-func (o Options) Validate() error {
-	if _, err := offerVersions(o.SupportedProtocolVersions); err != nil {
-		return err
-	}
-	if o.Auth != nil {
-		return o.Auth.Validate()
-	}
-	return nil
 }
 
 // NewServer returns a Server with no tools. It panics on options that
@@ -368,10 +75,7 @@ func NewServer(opts Options) *Server {
 	if err != nil {
 		panic(err) // Options.Validate reports it without a panic
 	}
-	s.versions = versions
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	s.callSlots = newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare)
-	s.streams = newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)
 	sealer, err := reqstate.NewSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that
@@ -384,24 +88,32 @@ func NewServer(opts Options) *Server {
 	if opts.Bus != nil {
 		s.followChanges()
 	}
-	s.icpt = newInterceptors(s, opts.Interceptors)
 	if opts.Auth != nil {
 		// A misconfigured resource server must not start serving.
 		if s.auth, err = newAuthState(opts.Auth); err != nil {
 			panic(err)
 		}
 	}
-	s.tasks = newTaskEngine(s)
-	core := index(coreMethods)
-	s.methods.Store(&core)
-	if err := s.addExtension(taskExtension(s.features)); err != nil {
-		panic(err) // the runtime's own rows do not collide
-	}
-	s.serverInfo, _ = json.Marshal(struct {
+	d := &dispatcher{logger: logger, instructions: opts.Instructions, maxSubscriptionBytes: opts.MaxSubscriptionBytes,
+		versions: versions, features: s.features, listeners: s.listeners, auth: s.auth,
+		callSlots: newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare),
+		streams:   newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)}
+	d.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
+	d.announce = s
+	s.d = d
+	s.tasks = newTaskEngine(s)
+	d.tasks = s.tasks
+	d.icpt = newInterceptors(opts.Interceptors, d.serveMethod, func(name string) bool { return s.features.tool(name) != nil })
+	s.icpt = d.icpt
+	core := index(coreMethods)
+	d.methods.Store(&core)
+	if err := d.addExtension(taskExtension(s.features)); err != nil {
+		panic(err) // the runtime's own rows do not collide
+	}
 	s.listenSignals()
 	return s
 }
@@ -422,7 +134,7 @@ func (s *Server) AddTool(t Tool) error {
 // subscriptions/listen stream hears of changes sooner); a list filtered
 // for its caller (Auth.FilterLists) is private.
 func (s *Server) SetListCache(method string, h CacheHint) error {
-	row := s.row(method)
+	row := s.d.row(method)
 	if row == nil || row.list == listNone {
 		return fmt.Errorf("SetListCache: %q is not a list method", method)
 	}

@@ -213,7 +213,7 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 	}
 	meta, e := parseRequestMeta(msg.params().Meta)
 	if e == nil {
-		e = s.versions.checkModern(meta.ProtocolVersion)
+		e = s.d.versions.checkModern(meta.ProtocolVersion)
 	}
 	if e != nil {
 		reply(encodeError(msg.ID, e))

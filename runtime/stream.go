@@ -66,7 +66,7 @@ func (st *stream) push(ctx context.Context, data []byte) error {
 	if st.startWriter != nil {
 		st.writerOnce.Do(st.startWriter)
 	}
-	if st.sess.srv.observing() {
+	if st.sess.srv.icpt.observing() {
 		return st.sess.srv.pushObserved(ctx, st, frame{data: data})
 	}
 	return st.q.push(ctx, frame{data: data})

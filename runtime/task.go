@@ -141,20 +141,20 @@ func errTasksExtension(what string) *Error {
 	}
 }
 
-// taskCall runs a tools/call of t as a task when the request's era says
+// call runs a tools/call of t as a task when the request's era says
 // so (taskEra.admit): false runs it as a plain call; true with an outcome
 // ends the call there (an error, a round, or the created task). p is the
 // call's peer, state its handler state.
-func (s *Server) taskCall(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (outcome, bool) {
+func (e *taskEngine) call(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (outcome, bool) {
 	te := rq.era.tasks()
 	asTask, owner, ttl, o, done := te.admit(ctx, rq, t, args, p, state)
 	if done || !asTask {
 		return o, done
 	}
 	from := taskOrigin{owner: owner, principal: PrincipalFromContext(ctx), caller: callerOf(ctx, rq.era), modern: te.stateless(), ttl: ttl}
-	rec, e := s.tasks.start(ctx, t, args, p, state, from)
-	if e != nil {
-		return failure(e), true
+	rec, err := e.start(ctx, t, args, p, state, from)
+	if err != nil {
+		return failure(err), true
 	}
 	return te.created(rec), true
 }
@@ -171,7 +171,7 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 	}
 	call := newCall(e.s, e.peerOf(rec, lt, p), state)
 	call.principal = from.principal
-	call.intercept(e.s, ctx)
+	call.intercept(e.s.icpt, ctx)
 	e.wg.Add(2)
 	go e.watch(hctx, rec)
 	go func() {
@@ -195,7 +195,7 @@ func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOri
 	if err := e.held.take(from.caller, 1); err != nil {
 		return nil, nil, err
 	}
-	if err := e.s.callSlots.take(from.caller, 1); err != nil {
+	if err := e.s.d.callSlots.take(from.caller, 1); err != nil {
 		e.held.give(from.caller, 1)
 		return nil, nil, err
 	}
@@ -208,7 +208,7 @@ func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOri
 	}
 	if err := e.store.CreateTask(ctx, rec); err != nil {
 		e.held.give(from.caller, 1)
-		e.s.callSlots.give(from.caller, 1)
+		e.s.d.callSlots.give(from.caller, 1)
 		return nil, nil, NewError(CodeInternalError, "creating the task: %v", err)
 	}
 	lt := &liveTask{cancel: cancel, owner: from.owner}
@@ -329,7 +329,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 	e.mu.Lock()
 	delete(e.live, rec.ID)
 	e.mu.Unlock()
-	e.s.callSlots.give(rec.Caller, 1)
+	e.s.d.callSlots.give(rec.Caller, 1)
 	o := toolOutcome(t.Name, res, err)
 	now := time.Now().UTC()
 	var result json.RawMessage
@@ -540,36 +540,6 @@ func taskObject(r *TaskRecord, modern, detailed bool) json.RawMessage {
 
 // taskTime is the ISO 8601 form of task timestamps.
 const taskTime = "2006-01-02T15:04:05.000Z07:00"
-
-// taskMethods are the methods of the tasks extension (2026-07-28) and of
-// 2025-11-25's experimental tasks: one row each, serving both where both
-// have it, and every taskEra difference behind rq.era.tasks().
-var taskMethods = []methodRow{
-	{name: methodTasksGet, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*Server).getTask},
-	{name: methodTasksCancel, eras: everyEra, params: pTaskID, nameParam: pTaskID, auth: noScopes, serve: (*Server).cancelTask},
-	{name: methodTasksResult, eras: legacyEra, params: pTaskID, auth: noScopes, serve: (*Server).taskResult},
-	{name: methodTasksList, eras: legacyEra, params: pCursor, auth: noScopes, serve: (*Server).listTasks},
-	{name: methodTasksUpdate, eras: modernEra, params: pTaskID | pInputResponses, nameParam: pTaskID, auth: noScopes, serve: (*Server).updateTask},
-}
-
-// extension is the tasks extension as the method table and the
-// capabilities see it: declared (io.modelcontextprotocol/tasks in
-// 2026-07-28, capabilities.tasks in a 2025-11-25 session) once a tool may
-// run as a task.
-func taskExtension(f *featureRegistry) *extension {
-	offered := func() bool { _, _, _, _, tasks := f.offers(); return tasks }
-	return &extension{
-		id: extTasks, settings: json.RawMessage("{}"), versions: modernVersions,
-		rows:     taskMethods,
-		declared: offered,
-		legacyMember: func(version string) (string, json.RawMessage, bool) {
-			if version != Version20251125 || !offered() {
-				return "", nil, false
-			}
-			return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true
-		},
-	}
-}
 
 func isToolError(result any) bool {
 	r, ok := result.(*ToolResult)

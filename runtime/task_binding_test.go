@@ -159,7 +159,7 @@ func TestSessionEndCancelsItsTasks(t *testing.T) {
 			t.Fatalf("task %s after its session ended: %+v %v", id, r, err)
 		}
 	}
-	if used := s.callSlots.used; used != 0 {
+	if used := s.d.callSlots.used; used != 0 {
 		t.Errorf("%d slots of MaxConcurrentCalls still held", used)
 	}
 }

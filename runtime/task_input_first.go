@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 )
 
 // A tool named in Options.InputBeforeTask asks its first questions in
@@ -81,6 +82,8 @@ func (p *switchPeer) capabilities() ClientCapabilities { return p.round.capabili
 func (p *switchPeer) logLevel() LogLevel               { return p.round.logLevel() }
 func (p *switchPeer) progressToken() json.RawMessage   { return p.round.progressToken() }
 func (p *switchPeer) elicitationID() string            { return "" }
+func (p *switchPeer) carriesMeta() bool                { return false }
+func (p *switchPeer) waited(key string) time.Duration  { return p.round.waited(key) }
 
 type handlerReturn struct {
 	res *ToolResult
@@ -101,7 +104,7 @@ func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredT
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	call := newCall(s, sp, state)
 	call.principal = from.principal
-	call.intercept(s, ctx)
+	call.intercept(s.icpt, ctx)
 	done := make(chan handlerReturn, 1)
 	e.wg.Add(1)
 	go func() {

@@ -52,7 +52,7 @@ func compileOutput(tool string, def json.RawMessage) (*outputCheck, error) {
 // successful result without structuredContent breaks the schema too (the
 // specification requires structured results when an outputSchema is
 // given); an isError result may omit it.
-func (s *Server) checkOutput(t *registeredTool, res *ToolResult) *ToolResult {
+func (t *registeredTool) checkOutput(res *ToolResult, logger *slog.Logger) *ToolResult {
 	oc := t.output
 	if oc == nil || res == nil {
 		return res
@@ -62,7 +62,7 @@ func (s *Server) checkOutput(t *registeredTool, res *ToolResult) *ToolResult {
 		if res.IsError {
 			return res
 		}
-		return s.outputBroken(t, "no structuredContent (the tool declares an outputSchema)")
+		return t.outputBroken(logger, "no structuredContent (the tool declares an outputSchema)")
 	}
 	if oc.flat != nil && oc.flat.Accepts(sc) {
 		return res
@@ -71,18 +71,18 @@ func (s *Server) checkOutput(t *registeredTool, res *ToolResult) *ToolResult {
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return s.outputBroken(t, "structuredContent is not JSON: "+err.Error())
+		return t.outputBroken(logger, "structuredContent is not JSON: "+err.Error())
 	}
 	if err := oc.schema.Validate(v); err != nil {
-		return s.outputBroken(t, schemaViolations(err, t.schemaDoc("outputSchema")))
+		return t.outputBroken(logger, schemaViolations(err, t.schemaDoc("outputSchema")))
 	}
 	return res
 }
 
 // outputBroken logs a handler's nonconforming output and returns the
 // error result the client gets instead.
-func (s *Server) outputBroken(t *registeredTool, why string) *ToolResult {
-	s.logger.Error("tool output does not match its outputSchema (a bug in the tool's handler)",
+func (t *registeredTool) outputBroken(logger *slog.Logger, why string) *ToolResult {
+	logger.Error("tool output does not match its outputSchema (a bug in the tool's handler)",
 		slog.String("tool", t.Name), slog.String("schema.Violations", why))
 	return toolErrorResult(fmt.Errorf("internal error: the output of tool %q does not match its outputSchema: %s", t.Name, why))
 }

@@ -144,7 +144,7 @@ func BenchmarkOutputCheck(b *testing.B) {
 	res := &ToolResult{StructuredContent: json.RawMessage(`{"sum":3}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		if s.checkOutput(t, res) != res {
+		if t.checkOutput(res, s.logger) != res {
 			b.Fatal("rejected")
 		}
 	}
