@@ -72,7 +72,9 @@ type era interface {
 	// openRound prepares one run of a handler that may ask the client
 	// (tools/call): the peer its Call talks through, and the handler state
 	// of earlier rounds. target names what runs (the tool).
-	openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error)
+	// tool is the tool of a tools/call (nil for a prompt or resource): it
+	// may make its rounds' requestState single-use.
+	openRound(ctx context.Context, rq *request, target string, tool *registeredTool, args json.RawMessage) (peer, []byte, *Error)
 	// closeRound ends that run: it returns the outcome that replaces the
 	// handler's own (a malformed answer, or questions the client must answer
 	// first), or false to let the handler's return stand.

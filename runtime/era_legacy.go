@@ -64,7 +64,7 @@ func (x *legacyExchange) clientCapabilities() ClientCapabilities {
 
 // openRound returns the live peer: a question waits for its answer on the
 // call's own stream. There are no rounds to carry state across.
-func (x *legacyExchange) openRound(_ context.Context, rq *request, _ string, _ json.RawMessage) (peer, []byte, *Error) {
+func (x *legacyExchange) openRound(_ context.Context, rq *request, _ string, _ *registeredTool, _ json.RawMessage) (peer, []byte, *Error) {
 	_, caps := x.sess.snapshot()
 	return &legacyPeer{x: x, parent: rq.id, caps: caps, progress: rq.params.ProgressToken}, nil, nil
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
@@ -20,7 +22,7 @@ import (
 // round-trip, SEP-2322), and every result carries resultType, its cache
 // hints and the serverInfo.
 type modernExchange struct {
-	s    *Server
+	core *statelessCore
 	meta *requestMeta
 	out  responseStream
 
@@ -39,7 +41,7 @@ func (x *modernExchange) sessionID() string                      { return "" }
 // openRound opens the requestState of earlier rounds (sealed, bound to the
 // method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
 // answers it carries.
-func (x *modernExchange) openRound(ctx context.Context, rq *request, target string, args json.RawMessage) (peer, []byte, *Error) {
+func (x *modernExchange) openRound(ctx context.Context, rq *request, target string, tool *registeredTool, args json.RawMessage) (peer, []byte, *Error) {
 	p := rq.params
 	answers := map[string]reqstate.Answer{}
 	var handlerState []byte
@@ -49,7 +51,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 		if e := x.digestOf(rq, args); e != nil {
 			return nil, nil, e
 		}
-		st, err := x.s.openState(ctx, rq.method, target, *p.RequestState, x.digest)
+		st, err := x.core.rounds.open(ctx, rq.method, target, tool, *p.RequestState, x.digest)
 		if err != nil {
 			return nil, nil, NewError(CodeInvalidParams, "%v", err)
 		}
@@ -63,7 +65,7 @@ func (x *modernExchange) openRound(ctx context.Context, rq *request, target stri
 		return nil, nil, e
 	}
 	x.round = newMRTRPeer(x.meta, x.out, answers, p.ProgressToken)
-	x.round.wait = newRoundWait(earlier, answers, x.s.sealer.Now)
+	x.round.wait = newRoundWait(earlier, answers, x.core.rounds.sealer.Now)
 	return x.round, handlerState, nil
 }
 
@@ -86,13 +88,13 @@ func (x *modernExchange) closeRound(rq *request, target string, args json.RawMes
 	for k, q := range open {
 		asked[k] = q.digest
 	}
-	token, err := x.s.sealer.Seal(&reqstate.State{
+	token, err := x.core.rounds.sealer.Seal(&reqstate.State{
 		Method:    rq.method,
 		Name:      target,
 		Digest:    x.digest,
 		Answers:   x.round.consumed(),
 		Asked:     asked,
-		AskedAt:   x.s.sealer.Now().UnixMilli(),
+		AskedAt:   x.core.rounds.sealer.Now().UnixMilli(),
 		Handler:   call.State(),
 		Principal: x.principal,
 	})
@@ -159,30 +161,38 @@ func mergeInputResponses(answers map[string]reqstate.Answer, asked map[string]st
 	return nil
 }
 
-// serveModern runs one 2026-07-28 request whose _meta and version were
+// statelessCore serves the 2026-07-28 era: each request with its own facts
+// (_meta), its questions as input_required rounds sealed by rounds.
+type statelessCore struct {
+	d      *dispatcher
+	rounds *roundSealer
+	base   context.Context // the server's: a request still running when it ends answers that the server shuts down
+}
+
+// serve runs one 2026-07-28 request whose _meta and version were
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
-func (s *Server) serveModern(ctx context.Context, msg *message, meta *requestMeta, out responseStream, from string) ([]byte, int) {
+func (c *statelessCore) serve(ctx context.Context, msg *message, meta *requestMeta, out responseStream, from string) ([]byte, int) {
 	// A request still running when the server closes ends, and answers that
 	// the server is shutting down.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer context.AfterFunc(s.baseCtx, func() { cancel(errShuttingDown) })()
-	x := &modernExchange{s: s, meta: meta, out: out, principal: principalKeyOf(ctx), from: from}
-	o := s.d.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
+	defer context.AfterFunc(c.base, func() { cancel(errShuttingDown) })()
+	x := &modernExchange{core: c, meta: meta, out: out, principal: principalKeyOf(ctx), from: from}
+	o := c.d.serve(ctx, &request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, out: out, msg: msg})
 	if context.Cause(ctx) == errShuttingDown {
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}
 	if o.none {
 		return nil, 0
 	}
-	return s.frameModern(msg.ID, o), modernStatus(o)
+	return c.frame(msg.ID, o), modernStatus(o)
 }
 
-// frameModern encodes a 2026-07-28 response: the result with its resultType,
+// frame encodes a 2026-07-28 response: the result with its resultType,
 // its cache hints and a _meta holding o.meta plus the serverInfo that every
 // result carries.
-func (s *Server) frameModern(id json.RawMessage, o outcome) []byte {
+func (c *statelessCore) frame(id json.RawMessage, o outcome) []byte {
 	b, err := encodeFramed(id, o, func(b []byte) []byte {
 		rt := o.resultType
 		if rt == "" {
@@ -205,11 +215,11 @@ func (s *Server) frameModern(id json.RawMessage, o outcome) []byte {
 		}
 		b = strconv.AppendQuote(b, metaServerInfo)
 		b = append(b, ':')
-		b = append(b, s.d.serverInfo...)
+		b = append(b, c.d.serverInfo...)
 		return append(b, '}')
 	})
 	if err != nil {
-		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
+		c.d.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
 	}
 	return b
 }
@@ -289,4 +299,44 @@ func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) 
 func isObjectJSON(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{'
+}
+
+// errStateSpent: a single-use requestState came back a second time.
+var errStateSpent = errors.New("requestState was already used, and this tool accepts each answer once; call the tool again without it")
+
+// roundSealer seals the requestState of a round that ends with questions
+// and opens the one a retry brings back, spending it in the StateLedger
+// when its target is single-use.
+type roundSealer struct {
+	sealer         *reqstate.Sealer
+	ledger         StateLedger
+	singleUseAll   bool     // Options.SingleUseState
+	singleUseTools []string // Options.SingleUseTools
+}
+
+// singleUse reports whether the requestStates of a round whose target is
+// tool (nil for a prompt or a resource) are single-use.
+func (r *roundSealer) singleUse(target string, tool *registeredTool) bool {
+	return r.singleUseAll || tool != nil && (tool.SingleUseState || slices.Contains(r.singleUseTools, target))
+}
+
+// openState opens a requestState (integrity, expiry, binding)
+// and, for a single-use tool, spends it in the StateLedger: a state that was
+// already used is refused, so a replayed answer does not run the tool again.
+func (r *roundSealer) open(ctx context.Context, method, target string, tool *registeredTool, token, digest string) (*reqstate.State, error) {
+	st, err := r.sealer.Open(token, method, target, digest, principalKeyOf(ctx))
+	if err != nil || !r.singleUse(target, tool) {
+		return st, err
+	}
+	if st.ID == "" {
+		return nil, reqstate.ErrInvalid // sealed without an ID: cannot be tracked
+	}
+	first, err := r.ledger.Spend(ctx, st.ID, time.Unix(st.Expires+1, 0))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("requestState could not be checked for reuse: %w", err)
+	case !first:
+		return nil, errStateSpent
+	}
+	return st, nil
 }

@@ -79,7 +79,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		refuse(msg.ID, e)
 		return
 	}
-	out.finish(s.serveModern(r.Context(), msg, meta, out, addressCaller(r)))
+	out.finish(s.modern.serve(r.Context(), msg, meta, out, addressCaller(r)))
 }
 
 // isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id

@@ -43,7 +43,7 @@ func (d *dispatcher) getPrompt(ctx context.Context, rq *request) outcome {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
-	peer, state, e := rq.era.openRound(ctx, rq, rp.Name, raw)
+	peer, state, e := rq.era.openRound(ctx, rq, rp.Name, nil, raw)
 	if e != nil {
 		return failure(e)
 	}

@@ -61,7 +61,7 @@ func (d *dispatcher) readResource(ctx context.Context, rq *request) outcome {
 		return failure(rq.era.resourceNotFound(requested))
 	}
 	args := json.RawMessage("{}")
-	peer, state, e := rq.era.openRound(ctx, rq, uri, args)
+	peer, state, e := rq.era.openRound(ctx, rq, uri, nil, args)
 	if e != nil {
 		return failure(e)
 	}

@@ -115,7 +115,7 @@ func (d *dispatcher) taskResult(ctx context.Context, rq *request) outcome {
 	if _, e := d.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
-	live, _, e := rq.era.openRound(ctx, rq, "", nil)
+	live, _, e := rq.era.openRound(ctx, rq, "", nil, nil)
 	if e != nil {
 		return failure(e)
 	}

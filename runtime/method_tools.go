@@ -32,7 +32,7 @@ func (d *dispatcher) callTool(ctx context.Context, rq *request) outcome {
 	if e != nil {
 		return failure(e)
 	}
-	peer, state, e := rq.era.openRound(ctx, rq, t.Name, args)
+	peer, state, e := rq.era.openRound(ctx, rq, t.Name, t, args)
 	if e != nil {
 		return failure(e)
 	}

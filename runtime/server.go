@@ -31,9 +31,9 @@ type Server struct {
 	closing    atomic.Bool
 	janitor    janitor
 
-	serverInfo json.RawMessage  // the Implementation object, encoded once, for every era
-	sealer     *reqstate.Sealer // seals 2026-07-28 requestState
-	listeners  *listenHub       // open subscriptions/listen streams
+	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
+	modern     *statelessCore  // serves 2026-07-28 requests
+	listeners  *listenHub      // open subscriptions/listen streams
 
 	features *featureRegistry // tools, prompts, resources and resource templates
 	changes  changeFanout     // where change notifications go: sessions, stdio, replicas
@@ -83,7 +83,6 @@ func NewServer(opts Options) *Server {
 		panic(err)
 	}
 	sealer.TTL = opts.RequestStateTTL
-	s.sealer = sealer
 	s.listeners = newListenHub()
 	if opts.Bus != nil {
 		s.followChanges()
@@ -105,10 +104,14 @@ func NewServer(opts Options) *Server {
 	}{opts.Name, opts.Title, opts.Version})
 	d.announce = s
 	s.d = d
-	s.tasks = newTaskEngine(s)
+	s.tasks = newTaskEngine(opts, taskParts{logger: logger, base: s.baseCtx, closing: &s.closing, sessions: s.sessionStore,
+		callSlots: d.callSlots, announce: s})
 	d.tasks = s.tasks
 	d.icpt = newInterceptors(opts.Interceptors, d.serveMethod, func(name string) bool { return s.features.tool(name) != nil })
 	s.icpt = d.icpt
+	s.tasks.icpt = d.icpt
+	s.modern = &statelessCore{d: d, base: s.baseCtx,
+		rounds: &roundSealer{sealer: sealer, ledger: s.ledger, singleUseAll: opts.SingleUseState, singleUseTools: opts.SingleUseTools}}
 	core := index(coreMethods)
 	d.methods.Store(&core)
 	if err := d.addExtension(taskExtension(s.features)); err != nil {

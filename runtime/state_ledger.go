@@ -3,12 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"sync"
 	"time"
-
-	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // StateLedger records which requestStates were used, for single-use mode
@@ -72,41 +68,4 @@ func (l *MemoryStateLedger) Spend(_ context.Context, id string, until time.Time)
 	}
 	l.spent[id] = until
 	return true, nil
-}
-
-// errStateSpent: a single-use requestState came back a second time.
-var errStateSpent = errors.New("requestState was already used, and this tool accepts each answer once; call the tool again without it")
-
-// singleUse reports whether the requestStates of method on target (a tool,
-// for tools/call) are single-use.
-func (s *Server) singleUse(method, target string) bool {
-	if method != methodToolsCall {
-		return s.opts.SingleUseState
-	}
-	if s.opts.SingleUseState || slices.Contains(s.opts.SingleUseTools, target) {
-		return true
-	}
-	t := s.features.tool(target)
-	return t != nil && t.SingleUseState
-}
-
-// openState opens a requestState (integrity, expiry, binding)
-// and, for a single-use tool, spends it in the StateLedger: a state that was
-// already used is refused, so a replayed answer does not run the tool again.
-func (s *Server) openState(ctx context.Context, method, target, token, digest string) (*reqstate.State, error) {
-	st, err := s.sealer.Open(token, method, target, digest, principalKeyOf(ctx))
-	if err != nil || !s.singleUse(method, target) {
-		return st, err
-	}
-	if st.ID == "" {
-		return nil, reqstate.ErrInvalid // sealed without an ID: cannot be tracked
-	}
-	first, err := s.ledger.Spend(ctx, st.ID, time.Unix(st.Expires+1, 0))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("requestState could not be checked for reuse: %w", err)
-	case !first:
-		return nil, errStateSpent
-	}
-	return st, nil
 }

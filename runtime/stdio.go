@@ -219,7 +219,7 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 		reply(encodeError(msg.ID, e))
 		return
 	}
-	data, _ := s.serveModern(ctx, msg, meta, &modernStdioStream{send: send}, from)
+	data, _ := s.modern.serve(ctx, msg, meta, &modernStdioStream{send: send}, from)
 	reply(data)
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,9 +35,19 @@ const metaRelatedTask = "io.modelcontextprotocol/related-task"
 
 // taskEngine runs this process's tasks and reads everyone's from the store.
 type taskEngine struct {
-	s       *Server
 	store   TaskStore
 	replica string
+	opts    taskOptions
+	logger  *slog.Logger
+	base    context.Context // the server's: a task's handler ends with it
+	closing *atomic.Bool    // the server is shutting down
+	// sessions is probed for the legacy session a task belongs to
+	// (SessionProber); callSlots, icpt and announce are what a task's
+	// handler runs with, as a plain call's does.
+	sessions  SessionStore
+	callSlots *callerShare
+	icpt      *interceptors
+	announce  announcer
 
 	// held are the tasks this process created and keeps until their TTL
 	// passes (Options.MaxTasks), bytes their results (MaxTaskBytes), each
@@ -76,9 +87,28 @@ type taskOrigin struct {
 	ttl       time.Duration // 0: Options.TaskTTL; a longer one is cut to it
 }
 
-func newTaskEngine(s *Server) *taskEngine {
-	o := s.opts
-	e := &taskEngine{s: s, store: o.TaskStore, replica: o.ReplicaID,
+// taskOptions are the Options a task engine reads.
+type taskOptions struct {
+	TaskTTL, TaskPollInterval, TaskLease, RequestTimeout, ShutdownTimeout time.Duration
+	InputBeforeTask                                                       []string
+}
+
+// taskParts are the parts of the server a task engine uses.
+type taskParts struct {
+	logger    *slog.Logger
+	base      context.Context
+	closing   *atomic.Bool
+	sessions  SessionStore
+	callSlots *callerShare
+	icpt      *interceptors
+	announce  announcer
+}
+
+func newTaskEngine(o Options, p taskParts) *taskEngine {
+	e := &taskEngine{store: o.TaskStore, replica: o.ReplicaID,
+		opts: taskOptions{TaskTTL: o.TaskTTL, TaskPollInterval: o.TaskPollInterval, TaskLease: o.TaskLease,
+			RequestTimeout: o.RequestTimeout, ShutdownTimeout: o.ShutdownTimeout, InputBeforeTask: o.InputBeforeTask},
+		logger: p.logger, base: p.base, closing: p.closing, sessions: p.sessions, callSlots: p.callSlots, icpt: p.icpt, announce: p.announce,
 		held:  newCallerShare("MaxTasks", "tasks", int64(o.MaxTasks), o.CallerShare),
 		bytes: newCallerShare("MaxTaskBytes", "bytes of task results", o.MaxTaskBytes, o.CallerShare),
 		live:  map[string]*liveTask{}, kept: map[string]*keptTask{}, delivering: map[string]bool{}}
@@ -101,12 +131,12 @@ func (e *taskEngine) close() {
 	e.mu.Unlock()
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
-	t := time.NewTimer(e.s.opts.ShutdownTimeout)
+	t := time.NewTimer(e.opts.ShutdownTimeout)
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-t.C:
-		e.s.logger.Warn("task handlers still running after the shutdown timeout")
+		e.logger.Warn("task handlers still running after the shutdown timeout")
 	}
 }
 
@@ -163,20 +193,20 @@ func (e *taskEngine) call(ctx context.Context, rq *request, t *registeredTool, a
 // principal of the request that created it (in its context and its Call)
 // and the request's interceptors.
 func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.RawMessage, p peer, state []byte, from taskOrigin) (*TaskRecord, *Error) {
-	hctx, cancel := context.WithCancelCause(withPrincipal(e.s.baseCtx, from.principal))
+	hctx, cancel := context.WithCancelCause(withPrincipal(e.base, from.principal))
 	rec, lt, err := e.create(ctx, t, from, cancel)
 	if err != nil {
 		cancel(nil)
 		return nil, err
 	}
-	call := newCall(e.s, e.peerOf(rec, lt, p), state)
+	call := newCall(e.announce, e.peerOf(rec, lt, p), state)
 	call.principal = from.principal
-	call.intercept(e.s.icpt, ctx)
+	call.intercept(e.icpt, ctx)
 	e.wg.Add(2)
 	go e.watch(hctx, rec)
 	go func() {
 		defer e.wg.Done()
-		res, err := t.run(hctx, e.s.logger, call, args)
+		res, err := t.run(hctx, e.logger, call, args)
 		e.finish(hctx, cancel, rec, t, res, err)
 	}()
 	return rec, nil
@@ -187,7 +217,7 @@ func (e *taskEngine) start(ctx context.Context, t *registeredTool, args json.Raw
 // one of MaxConcurrentCalls while its handler runs, both from its caller's
 // share; finish gives the second back.
 func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOrigin, cancel context.CancelCauseFunc) (*TaskRecord, *liveTask, *Error) {
-	o := e.s.opts
+	o := e.opts
 	ttl := from.ttl
 	if ttl <= 0 || ttl > o.TaskTTL {
 		ttl = o.TaskTTL
@@ -195,7 +225,7 @@ func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOri
 	if err := e.held.take(from.caller, 1); err != nil {
 		return nil, nil, err
 	}
-	if err := e.s.d.callSlots.take(from.caller, 1); err != nil {
+	if err := e.callSlots.take(from.caller, 1); err != nil {
 		e.held.give(from.caller, 1)
 		return nil, nil, err
 	}
@@ -208,7 +238,7 @@ func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOri
 	}
 	if err := e.store.CreateTask(ctx, rec); err != nil {
 		e.held.give(from.caller, 1)
-		e.s.d.callSlots.give(from.caller, 1)
+		e.callSlots.give(from.caller, 1)
 		return nil, nil, NewError(CodeInternalError, "creating the task: %v", err)
 	}
 	lt := &liveTask{cancel: cancel, owner: from.owner}
@@ -218,7 +248,7 @@ func (e *taskEngine) create(ctx context.Context, t *registeredTool, from taskOri
 	e.kept[rec.ID] = k
 	k.expiry = time.AfterFunc(ttl, func() { e.forget(rec.ID) })
 	e.mu.Unlock()
-	if l := e.s.logger; l.Enabled(ctx, slog.LevelDebug) {
+	if l := e.logger; l.Enabled(ctx, slog.LevelDebug) {
 		l.LogAttrs(ctx, slog.LevelDebug, "task created", slog.String("task", rec.ID), slog.String("tool", t.Name),
 			slog.String("subject", subjectOf(from.principal)), slog.String("session", from.owner))
 	}
@@ -329,7 +359,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 	e.mu.Lock()
 	delete(e.live, rec.ID)
 	e.mu.Unlock()
-	e.s.d.callSlots.give(rec.Caller, 1)
+	e.callSlots.give(rec.Caller, 1)
 	o := toolOutcome(t.Name, res, err)
 	now := time.Now().UTC()
 	var result json.RawMessage
@@ -340,7 +370,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 		}
 		result = b
 	}
-	if cause == errShuttingDown || (cause == context.Canceled && e.s.closing.Load()) {
+	if cause == errShuttingDown || (cause == context.Canceled && e.closing.Load()) {
 		o.err, result = NewError(CodeInternalError, "the server running the task shut down before it finished"), nil
 	}
 	if result != nil && cause != errTaskCancelled {
@@ -366,7 +396,7 @@ func (e *taskEngine) finish(ctx context.Context, cancel context.CancelCauseFunc,
 		return nil
 	})
 	if uerr != nil && !errors.Is(uerr, errTaskEnded) && !errors.Is(uerr, ErrTaskNotFound) {
-		e.s.logger.Error("storing a task's result", slog.String("task", rec.ID), slog.String("error", uerr.Error()))
+		e.logger.Error("storing a task's result", slog.String("task", rec.ID), slog.String("error", uerr.Error()))
 	}
 }
 
@@ -376,7 +406,7 @@ var errTaskEnded = errors.New("mcpgen: the task already ended")
 // handler when the task is cancelled (on any replica), expires, or is gone.
 func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 	defer e.wg.Done()
-	lease := e.s.opts.TaskLease
+	lease := e.opts.TaskLease
 	renew := time.NewTicker(max(lease/3, time.Millisecond))
 	defer renew.Stop()
 	expiry := time.NewTimer(time.Until(rec.ExpiresAt))
@@ -415,7 +445,7 @@ func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 				return nil
 			})
 			if err != nil && ctx.Err() == nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
-				e.s.logger.Warn("renewing a task's lease", slog.String("task", rec.ID), slog.String("error", err.Error()))
+				e.logger.Warn("renewing a task's lease", slog.String("task", rec.ID), slog.String("error", err.Error()))
 			}
 			if rec.Owner != "" && !e.sessionLives(ctx, rec.Owner) {
 				e.cancel(context.WithoutCancel(ctx), rec.ID, "the session ended")
@@ -431,7 +461,7 @@ func (e *taskEngine) watch(ctx context.Context, rec *TaskRecord) {
 // them here, at the next lease renewal, when the store can tell
 // (SessionProber) without refreshing the session's expiry.
 func (e *taskEngine) sessionLives(ctx context.Context, id string) bool {
-	p, ok := e.s.sessionStore.(SessionProber)
+	p, ok := e.sessions.(SessionProber)
 	if !ok {
 		return true
 	}

@@ -117,8 +117,8 @@ func (m modernTasks) admit(ctx context.Context, rq *request, t *registeredTool, 
 	case !declaresTasks(p.capabilities()):
 		return false, "", 0, outcome{}, false
 	}
-	if m.x.round != nil && m.x.s.inputFirst(t.Name) {
-		return false, "", 0, m.x.s.inputFirstTask(ctx, rq, t, args, m.x.round, state), true
+	if m.x.round != nil && m.x.core.d.tasks.inputFirst(t.Name) {
+		return false, "", 0, m.x.core.d.tasks.inputFirstTask(ctx, rq, t, args, m.x.round, state), true
 	}
 	return true, "", 0, outcome{}, false
 }

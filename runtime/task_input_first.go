@@ -18,8 +18,8 @@ import (
 // that is born finished), so list only tools that ask before they work.
 
 // inputFirst reports whether tool name asks before it becomes a task.
-func (s *Server) inputFirst(name string) bool {
-	return slices.Contains(s.opts.InputBeforeTask, name)
+func (e *taskEngine) inputFirst(name string) bool {
+	return slices.Contains(e.opts.InputBeforeTask, name)
 }
 
 // switchPeer is the peer of such a handler: the round's mrtrPeer until the
@@ -92,24 +92,23 @@ type handlerReturn struct {
 
 // inputFirstTask runs one 2026-07-28 round of such a tool for a client that
 // declared the extension: the round's input_required, or the task.
-func (s *Server) inputFirstTask(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, round *mrtrPeer, state []byte) outcome {
-	e := s.tasks
+func (e *taskEngine) inputFirstTask(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, round *mrtrPeer, state []byte) outcome {
 	round.mu.Lock()
 	carried := len(round.answers)
 	round.mu.Unlock()
 	sp := &switchPeer{round: round, carried: carried, detach: make(chan struct{}), ready: make(chan struct{})}
 	from := taskOrigin{principal: PrincipalFromContext(ctx), caller: callerOf(ctx, rq.era), modern: true}
-	hctx, cancel := context.WithCancelCause(withPrincipal(s.baseCtx, from.principal))
+	hctx, cancel := context.WithCancelCause(withPrincipal(e.base, from.principal))
 	// Until it is a task, the handler ends with the request.
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	call := newCall(s, sp, state)
+	call := newCall(e.announce, sp, state)
 	call.principal = from.principal
-	call.intercept(s.icpt, ctx)
+	call.intercept(e.icpt, ctx)
 	done := make(chan handlerReturn, 1)
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		res, err := t.run(hctx, s.logger, call, args)
+		res, err := t.run(hctx, e.logger, call, args)
 		done <- handlerReturn{res, err}
 	}()
 	select {

@@ -80,7 +80,7 @@ func (p *taskPeer) request(ctx context.Context, key, method string, params any) 
 	}); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrExpired, method, err)
 	}
-	timeout := time.NewTimer(p.e.s.opts.RequestTimeout)
+	timeout := time.NewTimer(p.e.opts.RequestTimeout)
 	defer timeout.Stop()
 	for {
 		ch, done := st.TaskChanged(ctx, p.id)
