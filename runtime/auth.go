@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -195,3 +196,65 @@ func PrincipalFromContext(ctx context.Context) *Principal {
 
 // principalKeyOf is the key of ctx's principal, "" without one.
 func principalKeyOf(ctx context.Context) string { return PrincipalFromContext(ctx).key() }
+
+// authState is Options.Auth, checked and with the URLs it implies.
+type authState struct {
+	cfg          Auth
+	metadataPath string // the path of the metadata document, e.g. /.well-known/oauth-protected-resource/mcp
+	metadataURL  string // its absolute URL, named by resource_metadata in every challenge
+	now          func() time.Time
+	logger       *slog.Logger
+	name         string          // the resource's name in its metadata
+	scopes       func() []string // every scope the server's features declare
+}
+
+// newAuthState checks a and derives the metadata URL (RFC 9728 section 3.1:
+// the well-known suffix goes between the host and the resource's path).
+func newAuthState(a *Auth, logger *slog.Logger, name string, scopes func() []string) (*authState, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(a.Resource)
+	path := wellKnownResourceMetadata + strings.TrimSuffix(u.EscapedPath(), "/")
+	return &authState{
+		cfg:          *a,
+		metadataPath: path,
+		metadataURL:  u.Scheme + "://" + u.Host + path,
+		now:          time.Now,
+		logger:       logger,
+		name:         name,
+		scopes:       scopes,
+	}, nil
+}
+
+// checkScopes validates the scope tokens a tool, prompt or resource
+// declares.
+func checkScopes(kind, name string, scopes []string) error {
+	for _, sc := range scopes {
+		if !validScopeToken(sc) {
+			return fmt.Errorf("%s %q: scope %q is not a valid scope token (RFC 6749 section 3.3)", kind, name, sc)
+		}
+	}
+	return nil
+}
+
+// missing returns the scopes of need that p's scopes do not grant.
+func (a *authState) missing(p *Principal, need []string) []string {
+	var out []string
+	for _, n := range need {
+		if !a.grants(p, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// grants reports whether p holds scope, directly or through Implies.
+func (a *authState) grants(p *Principal, scope string) bool {
+	for _, g := range p.Scopes {
+		if g == scope || (a.cfg.Implies != nil && a.cfg.Implies(g, scope)) {
+			return true
+		}
+	}
+	return false
+}

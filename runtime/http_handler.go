@@ -24,7 +24,7 @@ const headerLastEventID = "Last-Event-ID"
 // session (2025-03-26 to 2025-11-25).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.auth != nil && r.URL.Path == s.auth.metadataPath {
-		s.serveResourceMetadata(w, r)
+		s.auth.serveResourceMetadata(w, r)
 		return
 	}
 	if !s.originAllowed(r) {
@@ -42,7 +42,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.auth != nil {
 		var ok bool
-		if r, ok = s.authenticate(w, r); !ok {
+		if r, ok = s.auth.authenticate(w, r); !ok {
 			return
 		}
 	}

@@ -36,7 +36,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, id, bad[0])
 		return
 	}
-	if s.refuseMissingScopes(w, r, msgs) {
+	if s.auth != nil && s.auth.refuseMissingScopes(w, r, msgs, s.d) {
 		return
 	}
 	sessionID := r.Header.Get(headerSessionID)

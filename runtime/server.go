@@ -89,7 +89,12 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Auth != nil {
 		// A misconfigured resource server must not start serving.
-		if s.auth, err = newAuthState(opts.Auth); err != nil {
+		name := opts.Title
+		if name == "" {
+			name = opts.Name
+		}
+		scopes := func() []string { return s.features.scopes(opts.Auth.Scopes) }
+		if s.auth, err = newAuthState(opts.Auth, logger, name, scopes); err != nil {
 			panic(err)
 		}
 	}
@@ -147,4 +152,15 @@ func (s *Server) SetListCache(method string, h CacheHint) error {
 	}
 	s.features.setListCache(row.list, c)
 	return nil
+}
+
+// ProtectedResourceMetadataPath is the path at which the server answers its
+// Protected Resource Metadata ("" without Options.Auth). Serve and
+// ListenAndServe route it; a server mounted on another mux needs this path
+// routed to it too.
+func (s *Server) ProtectedResourceMetadataPath() string {
+	if s.auth == nil {
+		return ""
+	}
+	return s.auth.metadataPath
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,74 +118,6 @@ func (d *dispatcher) authorize(ctx context.Context, m *methodRow, msg *message) 
 		return e
 	}
 	return d.scopeError(ctx, target, scopes)
-}
-
-// checkScopes validates the scope tokens a tool, prompt or resource
-// declares.
-func checkScopes(kind, name string, scopes []string) error {
-	for _, sc := range scopes {
-		if !validScopeToken(sc) {
-			return fmt.Errorf("%s %q: scope %q is not a valid scope token (RFC 6749 section 3.3)", kind, name, sc)
-		}
-	}
-	return nil
-}
-
-// missing returns the scopes of need that p's scopes do not grant.
-func (a *authState) missing(p *Principal, need []string) []string {
-	var out []string
-	for _, n := range need {
-		if !a.grants(p, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// grants reports whether p holds scope, directly or through Implies.
-func (a *authState) grants(p *Principal, scope string) bool {
-	for _, g := range p.Scopes {
-		if g == scope || (a.cfg.Implies != nil && a.cfg.Implies(g, scope)) {
-			return true
-		}
-	}
-	return false
-}
-
-// scopesSupported is Auth.ScopesSupported, or the server-wide scopes plus
-// every scope a tool, prompt or resource declares, in order of first
-// appearance.
-func (s *Server) scopesSupported() []string {
-	if s.auth.cfg.ScopesSupported != nil {
-		return s.auth.cfg.ScopesSupported
-	}
-	return s.features.scopes(s.auth.cfg.Scopes)
-}
-
-// refuseMissingScopes is the transport's check of one POST's requests: the
-// first request whose target needs scopes the principal lacks makes the
-// whole POST a 403 with a challenge naming them. It reports whether it
-// refused.
-func (s *Server) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msgs []*message) bool {
-	if s.auth == nil {
-		return false
-	}
-	p := PrincipalFromContext(r.Context())
-	if p == nil {
-		return false
-	}
-	for _, m := range msgs {
-		row := s.d.row(m.Method)
-		if row == nil || !m.isRequest() {
-			continue
-		}
-		target, scopes, _ := row.auth(s.d, r.Context(), m) // a rule's error is the method's answer
-		if need := s.auth.missing(p, scopes); len(need) > 0 {
-			s.refuseScope(w, m.ID, p, need, target+" requires scope "+strings.Join(need, " "))
-			return true
-		}
-	}
-	return false
 }
 
 // scopeError is the method-level check: the JSON-RPC error for a call whose

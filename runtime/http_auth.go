@@ -5,53 +5,16 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
-	"time"
 )
 
 // wellKnownResourceMetadata is RFC 9728's well-known URI suffix.
 const wellKnownResourceMetadata = "/.well-known/oauth-protected-resource"
 
-// authState is Options.Auth, checked and with the URLs it implies.
-type authState struct {
-	cfg          Auth
-	metadataPath string // the path of the metadata document, e.g. /.well-known/oauth-protected-resource/mcp
-	metadataURL  string // its absolute URL, named by resource_metadata in every challenge
-	now          func() time.Time
-}
-
-// newAuthState checks a and derives the metadata URL (RFC 9728 section 3.1:
-// the well-known suffix goes between the host and the resource's path).
-func newAuthState(a *Auth) (*authState, error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	u, _ := url.Parse(a.Resource)
-	path := wellKnownResourceMetadata + strings.TrimSuffix(u.EscapedPath(), "/")
-	return &authState{
-		cfg:          *a,
-		metadataPath: path,
-		metadataURL:  u.Scheme + "://" + u.Host + path,
-		now:          time.Now,
-	}, nil
-}
-
-// ProtectedResourceMetadataPath is the path at which the server answers its
-// Protected Resource Metadata ("" without Options.Auth). Serve and
-// ListenAndServe route it; a server mounted on another mux needs this path
-// routed to it too.
-func (s *Server) ProtectedResourceMetadataPath() string {
-	if s.auth == nil {
-		return ""
-	}
-	return s.auth.metadataPath
-}
-
 // serveResourceMetadata answers the RFC 9728 document. It is public, so any
 // origin may read it.
-func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
+func (a *authState) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
 	switch r.Method {
@@ -65,13 +28,10 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	a := s.auth.cfg
-	name := a.ResourceName
+	cfg := a.cfg
+	name := cfg.ResourceName
 	if name == "" {
-		name = s.opts.Title
-	}
-	if name == "" {
-		name = s.opts.Name
+		name = a.name
 	}
 	body, _ := json.Marshal(struct {
 		Resource             string   `json:"resource"`
@@ -80,7 +40,7 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 		BearerMethods        []string `json:"bearer_methods_supported"`
 		ResourceName         string   `json:"resource_name,omitempty"`
 		Documentation        string   `json:"resource_documentation,omitempty"`
-	}{a.Resource, a.AuthorizationServers, s.scopesSupported(), []string{"header"}, name, a.DocumentationURL})
+	}{cfg.Resource, cfg.AuthorizationServers, a.scopesSupported(), []string{"header"}, name, cfg.DocumentationURL})
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "max-age=300")
 	w.WriteHeader(http.StatusOK)
@@ -94,68 +54,67 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 // failure it has written the refusal: 400 invalid_request for a malformed
 // request, 401 with a challenge naming the metadata for a missing or invalid
 // token, 503 when the verifier could not decide.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	a := s.auth
+func (a *authState) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	values := r.Header.Values("Authorization")
 	if r.URL.Query().Has("access_token") {
-		s.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "access tokens must be sent in the Authorization header, never in the query string", nil)
+		a.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "access tokens must be sent in the Authorization header, never in the query string", nil)
 		return nil, false
 	}
 	if len(values) == 0 {
-		s.refuseAuth(w, r, http.StatusUnauthorized, "", "", a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "", "", a.cfg.Scopes)
 		return nil, false
 	}
 	if len(values) > 1 {
-		s.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "more than one Authorization header", nil)
+		a.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "more than one Authorization header", nil)
 		return nil, false
 	}
 	scheme, token, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
 	if !strings.EqualFold(scheme, "Bearer") {
 		// Another scheme: the client does not know a bearer token is needed.
-		s.refuseAuth(w, r, http.StatusUnauthorized, "", "", a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "", "", a.cfg.Scopes)
 		return nil, false
 	}
 	token = strings.TrimSpace(token)
 	if token == "" || strings.ContainsAny(token, " \t,") {
-		s.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "the Authorization header must be Bearer followed by one token", nil)
+		a.refuseAuth(w, r, http.StatusBadRequest, "invalid_request", "the Authorization header must be Bearer followed by one token", nil)
 		return nil, false
 	}
 	p, err := a.cfg.Verifier.VerifyToken(r.Context(), token)
 	switch {
 	case err != nil && errors.Is(err, ErrAuthUnavailable):
-		s.logger.Warn("token verification unavailable", slog.String("error", err.Error()))
+		a.logger.Warn("token verification unavailable", slog.String("error", err.Error()))
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, nil, &Error{Code: CodeInternalError, Message: "token verification is unavailable; try again later"})
 		return nil, false
 	case err != nil:
-		s.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", err.Error(), a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", err.Error(), a.cfg.Scopes)
 		return nil, false
 	case p == nil || p.Subject == "":
-		s.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token names no subject", a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token names no subject", a.cfg.Scopes)
 		return nil, false
 	case p.Expiry.IsZero():
-		s.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token has no expiry", a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token has no expiry", a.cfg.Scopes)
 		return nil, false
 	case !p.Expiry.After(a.now()):
-		s.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token has expired", a.cfg.Scopes)
+		a.refuseAuth(w, r, http.StatusUnauthorized, "invalid_token", "the token has expired", a.cfg.Scopes)
 		return nil, false
 	}
-	if need := s.auth.missing(p, a.cfg.Scopes); len(need) > 0 {
-		s.refuseScope(w, nil, p, need, "this server requires scope "+strings.Join(need, " "))
+	if need := a.missing(p, a.cfg.Scopes); len(need) > 0 {
+		a.refuseScope(w, nil, p, need, "this server requires scope "+strings.Join(need, " "))
 		return nil, false
 	}
-	s.logger.Debug("request authenticated", slog.String("subject", p.Subject), slog.String("issuer", p.Issuer),
+	a.logger.Debug("request authenticated", slog.String("subject", p.Subject), slog.String("issuer", p.Issuer),
 		slog.String("scopes", strings.Join(p.Scopes, " ")))
 	return r.WithContext(withPrincipal(r.Context(), p)), true
 }
 
 // refuseAuth writes a 400 or 401 with its Bearer challenge.
-func (s *Server) refuseAuth(w http.ResponseWriter, r *http.Request, status int, code, desc string, scopes []string) {
+func (a *authState) refuseAuth(w http.ResponseWriter, r *http.Request, status int, code, desc string, scopes []string) {
 	if code != "" {
-		s.logger.Info("request refused", slog.Int("status", status), slog.String("error", code),
+		a.logger.Info("request refused", slog.Int("status", status), slog.String("error", code),
 			slog.String("reason", desc), slog.String("remote", r.RemoteAddr))
 	}
-	w.Header().Set("WWW-Authenticate", s.auth.challenge(code, desc, scopes))
+	w.Header().Set("WWW-Authenticate", a.challenge(code, desc, scopes))
 	msg := "authorization required: send an access token in the Authorization header"
 	if desc != "" {
 		msg = code + ": " + desc
@@ -167,17 +126,17 @@ func (s *Server) refuseAuth(w http.ResponseWriter, r *http.Request, status int, 
 // step up: scope names what the request needs plus what the token already
 // holds of the server's scopes, so that clients which replace their scope
 // rather than add to it keep what they had.
-func (s *Server) refuseScope(w http.ResponseWriter, id json.RawMessage, p *Principal, need []string, desc string) {
+func (a *authState) refuseScope(w http.ResponseWriter, id json.RawMessage, p *Principal, need []string, desc string) {
 	scopes := slices.Clone(need)
-	supported := s.scopesSupported()
+	supported := a.scopesSupported()
 	for _, g := range p.Scopes {
 		if slices.Contains(supported, g) && !slices.Contains(scopes, g) {
 			scopes = append(scopes, g)
 		}
 	}
-	s.logger.Info("request refused", slog.Int("status", http.StatusForbidden), slog.String("error", "insufficient_scope"),
+	a.logger.Info("request refused", slog.Int("status", http.StatusForbidden), slog.String("error", "insufficient_scope"),
 		slog.String("subject", p.Subject), slog.String("missing", strings.Join(need, " ")))
-	w.Header().Set("WWW-Authenticate", s.auth.challenge("insufficient_scope", desc, scopes))
+	w.Header().Set("WWW-Authenticate", a.challenge("insufficient_scope", desc, scopes))
 	writeError(w, http.StatusForbidden, id, &Error{Code: CodeInvalidRequest, Message: "insufficient_scope: " + desc})
 }
 
@@ -214,4 +173,37 @@ func challengeText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// refuseMissingScopes is the transport's check of one POST's requests: the
+// first request whose target needs scopes the principal lacks makes the
+// whole POST a 403 with a challenge naming them. It reports whether it
+// refused.
+func (a *authState) refuseMissingScopes(w http.ResponseWriter, r *http.Request, msgs []*message, d *dispatcher) bool {
+	p := PrincipalFromContext(r.Context())
+	if p == nil {
+		return false
+	}
+	for _, m := range msgs {
+		row := d.row(m.Method)
+		if row == nil || !m.isRequest() {
+			continue
+		}
+		target, scopes, _ := row.auth(d, r.Context(), m) // a rule's error is the method's answer
+		if need := a.missing(p, scopes); len(need) > 0 {
+			a.refuseScope(w, m.ID, p, need, target+" requires scope "+strings.Join(need, " "))
+			return true
+		}
+	}
+	return false
+}
+
+// scopesSupported is Auth.ScopesSupported, or the server-wide scopes plus
+// every scope a tool, prompt or resource declares, in order of first
+// appearance.
+func (a *authState) scopesSupported() []string {
+	if a.cfg.ScopesSupported != nil {
+		return a.cfg.ScopesSupported
+	}
+	return a.scopes()
 }
