@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 )
 
 // legacyExchange is the legacy era (2025-03-26 to 2025-11-25) side of one
@@ -106,36 +107,46 @@ func (x *legacyExchange) notify(ctx context.Context, method string, params any) 
 	return err
 }
 
-// serveLegacy runs one request of a legacy session and queues its response
+// sessionCore serves the legacy era (2025-03-26 to 2025-11-25): each
+// request within its session, questions asked live on the call's own
+// stream, responses framed as plain JSON-RPC.
+type sessionCore struct {
+	d                  *dispatcher
+	logger             *slog.Logger
+	closing            *atomic.Bool // the server is shutting down
+	maxCallsPerSession int          // Options.MaxCallsPerSession
+}
+
+// serve runs one request of a legacy session and queues its response
 // on st, the stream of the POST (or stdio connection) that carried it. The
 // handler's context ends with the session or a client
 // notifications/cancelled, never with the connection (a disconnect is not a
 // cancellation); it carries the request's values. A request the client
 // cancelled gets no response; one past Options.MaxCallsPerSession is
 // refused.
-func (s *Server) serveLegacy(ctx context.Context, sess *session, msg *message, st *stream,
+func (c *sessionCore) serve(ctx context.Context, sess *session, msg *message, st *stream,
 	establish func(context.Context, SessionState) (*session, error)) {
 	hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
 	if !sess.addInflight(msg.ID, cancel) {
 		cancel(nil)
-		st.respond(s.frameLegacy(msg.ID, failure(errSessionBusy(s.opts.MaxCallsPerSession))))
+		st.respond(c.frame(msg.ID, failure(errSessionBusy(c.maxCallsPerSession))))
 		return
 	}
-	s.serveInflight(hctx, cancel, sess, msg, st, establish)
+	c.serveInflight(hctx, cancel, sess, msg, st, establish)
 }
 
 // serveBatch runs the requests of a 2025-03-26 batch, each taking its turn
 // for a place among the session's requests in flight, so that a batch never
 // runs more than Options.MaxCallsPerSession calls at once.
-func (s *Server) serveBatch(ctx context.Context, sess *session, msgs []*message, st *stream) {
+func (c *sessionCore) serveBatch(ctx context.Context, sess *session, msgs []*message, st *stream) {
 	for _, m := range msgs {
 		hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
 		if err := sess.addInflightWait(ctx, m.ID, cancel); err != nil {
 			cancel(nil)
-			st.respond(s.frameLegacy(m.ID, failure(errSessionEnded)))
+			st.respond(c.frame(m.ID, failure(errSessionEnded)))
 			continue
 		}
-		go s.serveInflight(hctx, cancel, sess, m, st, nil)
+		go c.serveInflight(hctx, cancel, sess, m, st, nil)
 	}
 }
 
@@ -146,26 +157,26 @@ func errSessionBusy(max int) *Error {
 }
 
 // serveInflight serves a request recorded in the session's inflight calls.
-func (s *Server) serveInflight(hctx context.Context, cancel context.CancelCauseFunc, sess *session, msg *message, st *stream,
+func (c *sessionCore) serveInflight(hctx context.Context, cancel context.CancelCauseFunc, sess *session, msg *message, st *stream,
 	establish func(context.Context, SessionState) (*session, error)) {
 	ctx := hctx
 	x := &legacyExchange{sess: sess, sender: requestScopedSender{sess: sess, origin: st}, establish: establish}
-	o := s.runLegacy(hctx, x, msg)
+	o := c.run(hctx, x, msg)
 	sess.removeInflight(msg.ID)
 	cause := context.Cause(hctx)
 	cancel(nil)
 	switch {
 	case cause == errClientCancelled: // the client cancelled it: no response
-		s.logger.LogAttrs(ctx, slog.LevelDebug, "request cancelled by the client",
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "request cancelled by the client",
 			slog.String("session", sess.id), slog.String("id", string(msg.ID)))
 		st.answered()
 		return
-	case cause == ErrSessionNotFound && s.closing.Load():
+	case cause == ErrSessionNotFound && c.closing.Load():
 		o = outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	case cause == ErrSessionNotFound:
 		o = failure(errSessionEnded)
 	}
-	st.respond(s.frameLegacy(msg.ID, o))
+	st.respond(c.frame(msg.ID, o))
 }
 
 // errSessionEnded answers the requests still running when their session
@@ -175,13 +186,13 @@ var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ende
 
 // runLegacy serves msg through the method table and, for an initialize,
 // establishes the session it negotiated before anything is answered.
-func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message) outcome {
+func (c *sessionCore) run(ctx context.Context, x *legacyExchange, msg *message) outcome {
 	rq := &x.rq
 	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess, msg: msg}
 	if v := rq.params.ProtocolVersion; v != nil {
 		x.requested = *v
 	}
-	o := s.d.serve(ctx, rq)
+	o := c.d.serve(ctx, rq)
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)
 		if err != nil {
@@ -196,10 +207,10 @@ func (s *Server) runLegacy(ctx context.Context, x *legacyExchange, msg *message)
 // Only a server-side status (503 while shutting down, 500) travels with it:
 // a session's JSON-RPC errors are 200, which the legacy SDKs read as
 // errors, where a 4xx would be a transport failure to them.
-func (s *Server) frameLegacy(id json.RawMessage, o outcome) frame {
+func (c *sessionCore) frame(id json.RawMessage, o outcome) frame {
 	b, err := encodeFramed(id, o, nil)
 	if err != nil {
-		s.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
+		c.logger.Error("encoding a result", slog.String("id", string(id)), slog.String("error", err.Error()))
 	}
 	status := o.status
 	if status < 500 {

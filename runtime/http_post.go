@@ -82,12 +82,12 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *me
 		createErr = err
 		return sess, err
 	}}
-	o := s.runLegacy(r.Context(), x, msg)
+	o := s.legacy.run(r.Context(), x, msg)
 	if createErr != nil {
 		s.createSessionError(w, msg.ID, createErr)
 		return
 	}
-	f := s.frameLegacy(msg.ID, o)
+	f := s.legacy.frame(msg.ID, o)
 	if o.err != nil {
 		writeJSONStatus(w, f.status, "", f.data)
 		return
@@ -146,7 +146,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 			calls = append(calls, m)
 		}
 	}
-	go s.serveBatch(ctx, sess, calls, st)
+	go s.legacy.serveBatch(ctx, sess, calls, st)
 	s.writePOST(w, r, sess, st, batch, jsonOK)
 }
 
@@ -172,7 +172,7 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, sess *session,
 			st.q.tryPush(frame{}) // no data: only makes the writer upgrade
 		})
 	}
-	s.serveLegacy(context.WithoutCancel(r.Context()), sess, m, st, nil)
+	s.legacy.serve(context.WithoutCancel(r.Context()), sess, m, st, nil)
 	if upgrade != nil {
 		upgrade.Stop()
 	}

@@ -32,6 +32,7 @@ type Server struct {
 	janitor    janitor
 
 	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
+	legacy     *sessionCore    // serves the requests of legacy sessions
 	modern     *statelessCore  // serves 2026-07-28 requests
 	listeners  *listenHub      // open subscriptions/listen streams
 
@@ -115,6 +116,7 @@ func NewServer(opts Options) *Server {
 	d.icpt = newInterceptors(opts.Interceptors, d.serveMethod, func(name string) bool { return s.features.tool(name) != nil })
 	s.icpt = d.icpt
 	s.tasks.icpt = d.icpt
+	s.legacy = &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
 	s.modern = &statelessCore{d: d, base: s.baseCtx,
 		rounds: &roundSealer{sealer: sealer, ledger: s.ledger, singleUseAll: opts.SingleUseState, singleUseTools: opts.SingleUseTools}}
 	core := index(coreMethods)

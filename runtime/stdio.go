@@ -126,13 +126,13 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		case m.Method == methodInitialize && m.isRequest():
 			// In order: the next line must find the session established.
 			c.out.owe(1)
-			s.serveLegacy(ctx, sess, m, c.out, c.establish)
+			s.legacy.serve(ctx, sess, m, c.out, c.establish)
 		case m.isRequest():
 			c.out.owe(1)
 			c.handlers.Add(1)
 			go func() {
 				defer c.handlers.Done()
-				s.serveLegacy(context.WithoutCancel(ctx), sess, m, c.out, nil)
+				s.legacy.serve(context.WithoutCancel(ctx), sess, m, c.out, nil)
 			}()
 		case m.isNotification():
 			s.serveNotification(sess, m)
