@@ -18,13 +18,7 @@ func newTaskID() string {
 // declaresTasks reports whether 2026-07-28 client capabilities declare the
 // tasks extension.
 func declaresTasks(c ClientCapabilities) bool {
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if len(c.Raw) == 0 || json.Unmarshal(c.Raw, &caps) != nil {
-		return false
-	}
-	_, ok := caps.Extensions[extTasks]
+	_, ok := c.extension(extTasks)
 	return ok
 }
 
