@@ -258,3 +258,13 @@ func (a *authState) grants(p *Principal, scope string) bool {
 	}
 	return false
 }
+
+func subjectOf(p *Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Subject
+}
+
+// wellKnownResourceMetadata is RFC 9728's well-known URI suffix.
+const wellKnownResourceMetadata = "/.well-known/oauth-protected-resource"

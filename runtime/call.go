@@ -308,3 +308,18 @@ func (c *Call) NotifyPromptListChanged() { c.announce.NotifyPromptListChanged() 
 // NotifyToolListChanged tells every client that the tool list changed, as
 // Server.NotifyToolListChanged does.
 func (c *Call) NotifyToolListChanged() { c.announce.NotifyToolListChanged() }
+
+// extension returns the client's capabilities.extensions[id].
+func (c ClientCapabilities) extension(id string) (json.RawMessage, bool) {
+	if len(c.Raw) == 0 {
+		return nil, false
+	}
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(c.Raw, &caps) != nil {
+		return nil, false
+	}
+	v, ok := caps.Extensions[id]
+	return v, ok
+}

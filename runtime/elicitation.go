@@ -126,3 +126,50 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	}
 	return nil
 }
+
+// checkAnswerShape checks that an input response has the shape of the
+// method's result; the content of a form is validated later, against its
+// requestedSchema, by Elicit.
+func checkAnswerShape(method string, raw json.RawMessage) error {
+	if !isObjectJSON(raw) {
+		return fmt.Errorf("not an object")
+	}
+	switch method {
+	case methodElicit:
+		var r struct {
+			Action  string          `json:"action"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
+			return fmt.Errorf("action must be accept, decline or cancel")
+		}
+		if len(r.Content) > 0 && string(r.Content) != "null" && !isObjectJSON(r.Content) {
+			return fmt.Errorf("content must be an object")
+		}
+	case methodCreateMessage:
+		var r struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Role == "" || len(r.Content) == 0 {
+			return fmt.Errorf("role and content are required")
+		}
+	case methodListRoots:
+		var r struct {
+			Roots []Root `json:"roots"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		if r.Roots == nil {
+			return fmt.Errorf("roots is required")
+		}
+	}
+	return nil
+}

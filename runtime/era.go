@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // request is one client request as its method sees it, whichever transport
@@ -18,11 +19,6 @@ type request struct {
 	// subscriptions/listen sends notifications of its own; nil in the legacy
 	// era, where notifications ride the call's requestScopedSender.
 	out responseStream
-	// sess is the legacy session of the request. Only the session methods
-	// (initialize, logging/setLevel) read it, and the method table keeps them
-	// to the legacy era; it is nil in 2026-07-28 and for an initialize over
-	// HTTP, which has no session yet.
-	sess *session
 	// msg is the message that carried the request (its raw params, for
 	// interceptors).
 	msg *message
@@ -65,6 +61,13 @@ type era interface {
 	// sessionID is the legacy session's ID ("" in 2026-07-28, and for an
 	// initialize over HTTP, whose session starts after its method ran).
 	sessionID() string
+	// initialized reports whether the request's session already answered
+	// an initialize (false in 2026-07-28, which has no handshake).
+	initialized() bool
+	// updateSession changes the legacy session's stored state
+	// (logging/setLevel, resources/subscribe). The method table keeps its
+	// callers to the legacy era; 2026-07-28 has no session and refuses.
+	updateSession(ctx context.Context, change func(*SessionState)) error
 	// caller is who the request is charged to without a principal
 	// (callerOf, caller_share.go): the legacy session, or the 2026-07-28
 	// client's address or stdio connection.
@@ -134,12 +137,6 @@ type outcome struct {
 	established *SessionState
 }
 
-// cacheHint is how long, and by whom, a result may be cached.
-type cacheHint struct {
-	ttlMs int64
-	scope string // "public" or "private"
-}
-
 func resultOf(v any) outcome   { return outcome{result: v} }
 func failure(e *Error) outcome { return outcome{err: e} }
 
@@ -190,4 +187,31 @@ func encodeFramed(id json.RawMessage, o outcome, frame func([]byte) []byte) ([]b
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil
+}
+
+// taskEra is the task protocol of an era: 2025-11-25's experimental tasks in
+// legacy sessions, or the io.modelcontextprotocol/tasks extension of
+// 2026-07-28. They differ in almost every detail (when a call becomes a
+// task, who may see it, how a task is spelled, what cancelling a finished
+// one answers), so tools/call and the tasks methods reach them through the
+// request's era (era.tasks) and never ask which one they serve.
+type taskEra interface {
+	// allowed refuses a tasks method (or task notifications) the request
+	// may not use.
+	allowed(rq *request) *Error
+	// owns reports whether the request may see task r.
+	owns(rq *request, r *TaskRecord) bool
+	// admit decides how a tools/call of t runs: done ends the call with o
+	// (an error, or a round before the task); asTask false runs it as a
+	// plain call; otherwise owner and ttl (0: the default) go to the task.
+	admit(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (asTask bool, owner string, ttl time.Duration, o outcome, done bool)
+	// stateless reports whether tasks of this era belong to no session.
+	stateless() bool
+	// created answers the tools/call that created task r.
+	created(r *TaskRecord) outcome
+	// view is task r as tasks/get returns it.
+	view(r *TaskRecord) outcome
+	// cancelled answers tasks/cancel of task r; ended is the status it
+	// already had when it had ended before.
+	cancelled(r *TaskRecord, ended string) outcome
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -47,6 +48,20 @@ func (x *legacyExchange) sessionID() string {
 	}
 	return x.sess.id
 }
+
+func (x *legacyExchange) initialized() bool { return x.sess != nil && x.sess.established }
+
+func (x *legacyExchange) updateSession(ctx context.Context, change func(*SessionState)) error {
+	if x.sess == nil {
+		return errNoSession
+	}
+	return x.sess.update(ctx, change)
+}
+
+// errNoSession: a session method ran where there is no session (the method
+// table keeps them to the legacy era, whose requests other than an
+// initialize over HTTP have one).
+var errNoSession = errors.New("the request has no session")
 
 func (x *legacyExchange) caller() string {
 	if x.sess == nil {
@@ -188,7 +203,7 @@ var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ende
 // establishes the session it negotiated before anything is answered.
 func (c *sessionCore) run(ctx context.Context, x *legacyExchange, msg *message) outcome {
 	rq := &x.rq
-	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, sess: x.sess, msg: msg}
+	*rq = request{id: msg.ID, method: msg.Method, params: msg.params(), era: x, msg: msg}
 	if v := rq.params.ProtocolVersion; v != nil {
 		x.requested = *v
 	}

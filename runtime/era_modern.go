@@ -37,6 +37,12 @@ func (x *modernExchange) version() string                        { return x.meta
 func (x *modernExchange) clientCapabilities() ClientCapabilities { return x.meta.Capabilities }
 func (x *modernExchange) caller() string                         { return x.from }
 func (x *modernExchange) sessionID() string                      { return "" }
+func (x *modernExchange) initialized() bool                      { return false }
+
+// updateSession refuses: 2026-07-28 has no session to change.
+func (x *modernExchange) updateSession(context.Context, func(*SessionState)) error {
+	return errNoSession
+}
 
 // openRound opens the requestState of earlier rounds (sealed, bound to the
 // method, target and arguments; spent once for single-use tools) and adds the retry's inputResponses to the
@@ -244,17 +250,6 @@ func modernStatus(o outcome) int {
 	return http.StatusOK
 }
 
-// The reserved _meta keys of 2026-07-28 requests and results.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-	metaReservedPrefix     = "io.modelcontextprotocol/"
-)
-
 // requestMeta is what the server acts on of a 2026-07-28 request's
 // params._meta (clientInfo is only checked to be an object). There is no
 // session: every request carries all of it.
@@ -291,14 +286,6 @@ func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 		}
 	}
 	return m, nil
-}
-
-// isLegacyVersion reports whether v is a session-based protocol version.
-func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
-
-func isObjectJSON(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{'
 }
 
 // errStateSpent: a single-use requestState came back a second time.

@@ -114,3 +114,6 @@ func missingCapability(err error) *Error {
 		}{required},
 	}
 }
+
+// errShuttingDown answers requests that arrive once Shutdown has begun.
+var errShuttingDown = &Error{Code: CodeInternalError, Message: "the server is shutting down"}

@@ -119,21 +119,6 @@ func (c *Call) ClientExtension(id string) (json.RawMessage, bool) {
 	return c.peer.capabilities().extension(id)
 }
 
-// extension returns the client's capabilities.extensions[id].
-func (c ClientCapabilities) extension(id string) (json.RawMessage, bool) {
-	if len(c.Raw) == 0 {
-		return nil, false
-	}
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(c.Raw, &caps) != nil {
-		return nil, false
-	}
-	v, ok := caps.Extensions[id]
-	return v, ok
-}
-
 // extension is an Extension as the runtime holds it: its methods as
 // rows, plus the hooks the runtime's own extensions use.
 type extension struct {
@@ -153,17 +138,6 @@ type extension struct {
 // already has. Code that several packages may run (each generated package
 // enabling an extension its pages use) can take it as success.
 var ErrExtensionAdded = errors.New("mcpgen: the extension is already added")
-
-// AddExtension declares an extension and adds its methods. It is an error
-// to add an extension twice (ErrExtensionAdded), a method the server
-// already has, or a method without Authorize or Serve.
-func (s *Server) AddExtension(e Extension) error {
-	x, err := e.compile()
-	if err != nil {
-		return err
-	}
-	return s.d.addExtension(x)
-}
 
 func (e Extension) compile() (*extension, error) {
 	prefix, name, ok := strings.Cut(e.ID, "/")

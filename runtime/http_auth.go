@@ -9,9 +9,6 @@ import (
 	"strings"
 )
 
-// wellKnownResourceMetadata is RFC 9728's well-known URI suffix.
-const wellKnownResourceMetadata = "/.well-known/oauth-protected-resource"
-
 // serveResourceMetadata answers the RFC 9728 document. It is public, so any
 // origin may read it.
 func (a *authState) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -263,4 +264,12 @@ func (s *Server) createSessionError(w http.ResponseWriter, id json.RawMessage, e
 		return
 	}
 	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
+}
+
+// withHTTPRequest makes r reachable from the contexts of its messages.
+func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
+	if s.icpt == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r))
 }

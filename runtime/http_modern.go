@@ -5,9 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -198,66 +196,6 @@ func headerMismatch(header, format string, args ...any) *Error {
 		Header string `json:"header"`
 	}{header}
 	return e
-}
-
-// headerParam is one inputSchema property marked "x-mcp-header": the client
-// mirrors its value into the Mcp-Param-<Header> header so that proxies can
-// route on it without reading the body (2026-07-28).
-type headerParam struct {
-	Header string   // the x-mcp-header value, e.g. "Region"
-	Path   []string // property names from the root of the arguments
-	Type   string   // "string", "integer" or "boolean"
-}
-
-// parseHeaderParams finds the x-mcp-header properties of an inputSchema.
-// They may sit only on string, integer or boolean properties reached from the
-// root through "properties" alone; header names are RFC 9110 tokens, unique
-// case-insensitively. A schema that breaks these rules is an error.
-func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
-	var out []headerParam
-	seen := map[string]string{}
-	var walk func(schema json.RawMessage, path []string) error
-	walk = func(schema json.RawMessage, path []string) error {
-		var node struct {
-			Type       json.RawMessage            `json:"type"`
-			Header     json.RawMessage            `json:"x-mcp-header"`
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if len(schema) == 0 || !isObjectJSON(schema) {
-			return nil
-		}
-		if err := json.Unmarshal(schema, &node); err != nil {
-			return fmt.Errorf("inputSchema at /%s: %w", strings.Join(path, "/properties/"), err)
-		}
-		if node.Header != nil {
-			where := "/properties/" + strings.Join(path, "/properties/")
-			var name string
-			if len(path) == 0 || json.Unmarshal(node.Header, &name) != nil || !isHeaderToken(name) {
-				return fmt.Errorf("inputSchema%s: x-mcp-header must be a non-empty RFC 9110 token on a property", where)
-			}
-			var typ string
-			_ = json.Unmarshal(node.Type, &typ)
-			if typ != "string" && typ != "integer" && typ != "boolean" {
-				return fmt.Errorf("inputSchema%s: x-mcp-header %q is allowed only on string, integer or boolean properties", where, name)
-			}
-			key := strings.ToLower(name)
-			if prev, dup := seen[key]; dup {
-				return fmt.Errorf("inputSchema%s: x-mcp-header %q is already used by %s", where, name, prev)
-			}
-			seen[key] = where
-			out = append(out, headerParam{Header: name, Path: append([]string(nil), path...), Type: typ})
-		}
-		for _, k := range slices.Sorted(maps.Keys(node.Properties)) {
-			if err := walk(node.Properties[k], append(path, k)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(inputSchema, nil); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // checkToolHeaders checks the Mcp-Param-* headers of a tools/call against

@@ -66,14 +66,6 @@ func newInterceptors(list []Interceptor, terminal func(context.Context, *request
 // message, set by ServeHTTP only when interceptors are configured.
 type httpRequestKey struct{}
 
-// withHTTPRequest makes r reachable from the contexts of its messages.
-func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
-	if s.icpt == nil {
-		return r
-	}
-	return r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r))
-}
-
 // intercepted serves rq through the incoming chain.
 func (ic *interceptors) intercepted(ctx context.Context, rq *request) outcome {
 	req := &IncomingRequest{ID: rq.id, Method: rq.method, Meta: rq.params.Meta, rq: rq, known: ic.known, Transport: "stdio",

@@ -57,7 +57,7 @@ func TestInterceptorStreamEvents(t *testing.T) {
 	if got := log.take(); !slices.Equal(got, []string{"opened listen http session=false"}) {
 		t.Errorf("listen stream open: %q", got)
 	}
-	s.shutdownModern()
+	s.d.listeners.shutdown()
 	r.next(t) // the final result: the method has returned
 	io.Copy(io.Discard, body)
 	if got := log.take(); !slices.Equal(got, []string{"closed listen http session=false"}) {

@@ -285,3 +285,8 @@ func methodName(b []byte) string {
 	}
 	return string(b)
 }
+
+func isObjectJSON(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}

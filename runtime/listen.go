@@ -11,20 +11,6 @@ import (
 	"github.com/mcpgen/mcpgen/internal/resourceuri"
 )
 
-// subscriptionFilter is the notifications a subscriptions/listen request
-// opts in to. The server honours the kinds it has registered something
-// for (tools, prompts, resources) and leaves the others out of its
-// acknowledgement.
-type subscriptionFilter struct {
-	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
-	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
-	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-	// TaskIDs (the tasks extension) asks for notifications/tasks of these
-	// tasks; none are sent, so the acknowledgement never lists them.
-	TaskIDs []string `json:"taskIds,omitempty"`
-}
-
 // listenHub fans server events out to the open subscriptions/listen streams.
 type listenHub struct {
 	mu     sync.Mutex
@@ -121,10 +107,6 @@ func (f subscriptionFilter) wants(ev listenEvent) bool {
 }
 
 func (h *listenHub) shutdown() { h.once.Do(func() { close(h.closed) }) }
-
-// shutdownModern ends every subscriptions/listen stream with its final
-// result, so that a graceful shutdown can drain them.
-func (s *Server) shutdownModern() { s.listeners.shutdown() }
 
 // listenKeepAlive is how often an idle subscriptions/listen stream gets a
 // keep-alive (an SSE comment on HTTP), so that proxies do not close it.

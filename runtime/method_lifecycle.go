@@ -11,7 +11,7 @@ import (
 // returns the session to establish with the result (the legacy era creates
 // it before answering). 2026-07-28 has no handshake.
 func (d *dispatcher) initialize(_ context.Context, rq *request) outcome {
-	if rq.sess != nil && rq.sess.established {
+	if rq.era.initialized() {
 		return failure(NewError(CodeInvalidRequest, "the session is already initialized"))
 	}
 	p := rq.params
@@ -65,7 +65,7 @@ func (d *dispatcher) setLogLevel(ctx context.Context, rq *request) outcome {
 	if p.Level == nil || !validLogLevel(LogLevel(*p.Level)) {
 		return failure(NewError(CodeInvalidParams, "logging/setLevel: level must be one of debug, info, notice, warning, error, critical, alert, emergency"))
 	}
-	if err := rq.sess.update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(*p.Level) }); err != nil {
+	if err := rq.era.updateSession(ctx, func(st *SessionState) { st.LogLevel = LogLevel(*p.Level) }); err != nil {
 		return failure(NewError(CodeInternalError, "saving the session: %v", err))
 	}
 	return resultOf(json.RawMessage("{}"))

@@ -125,7 +125,7 @@ func (d *dispatcher) subscribeResource(ctx context.Context, rq *request) outcome
 	}
 	uri := resourceuri.Normalize(*rq.params.URI)
 	var e *Error
-	err := rq.sess.update(ctx, func(st *SessionState) {
+	err := rq.era.updateSession(ctx, func(st *SessionState) {
 		e = nil
 		if !slices.Contains(st.Subscriptions, uri) {
 			if e = d.subscriptionBound("resources/subscribe", append(st.Subscriptions, uri)); e == nil {
@@ -174,7 +174,7 @@ func (d *dispatcher) unsubscribeResource(ctx context.Context, rq *request) outco
 		return failure(NewError(CodeInvalidParams, "resources/unsubscribe: params.uri is required"))
 	}
 	norm := resourceuri.Normalize(*uri)
-	if err := rq.sess.update(ctx, func(st *SessionState) {
+	if err := rq.era.updateSession(ctx, func(st *SessionState) {
 		st.Subscriptions = slices.DeleteFunc(st.Subscriptions, func(u string) bool { return u == norm })
 	}); err != nil {
 		return failure(NewError(CodeInternalError, "resources/unsubscribe: saving the session: %v", err))

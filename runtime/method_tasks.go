@@ -221,7 +221,7 @@ func (d *dispatcher) listTasks(ctx context.Context, rq *request) outcome {
 	if rq.params.Cursor != nil {
 		cursor = *rq.params.Cursor
 	}
-	page, next, err := d.tasks.store.ListTasks(ctx, rq.sess.id, cursor, d.features.pageSize)
+	page, next, err := d.tasks.store.ListTasks(ctx, rq.era.sessionID(), cursor, d.features.pageSize)
 	switch {
 	case errors.Is(err, ErrInvalidTaskCursor):
 		return failure(NewError(CodeInvalidParams, "tasks/list: invalid cursor"))

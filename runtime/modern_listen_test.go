@@ -45,7 +45,7 @@ func TestModernListen(t *testing.T) {
 
 	// Graceful shutdown ends both streams with a final complete result; the
 	// prompts stream must have received nothing in between.
-	s.shutdownModern()
+	s.d.listeners.shutdown()
 	for name, r := range map[string]*sseReader{"tools": tools, "prompts": prompts} {
 		final := r.next(t)
 		res, _ := final["result"].(map[string]any)

@@ -100,55 +100,6 @@ type registeredPrompt struct {
 	declared map[string]bool
 }
 
-// AddPrompt registers a prompt: it reads the arguments of its Definition
-// and compiles the forms of its elicitations. Adding a name twice is an
-// error.
-func (s *Server) AddPrompt(p Prompt) error {
-	var def struct {
-		Name      string `json:"name"`
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required"`
-		} `json:"arguments"`
-	}
-	if err := json.Unmarshal(p.Definition, &def); err != nil {
-		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
-	}
-	if def.Name != p.Name || p.Name == "" {
-		return fmt.Errorf("prompt %q: definition names %q", p.Name, def.Name)
-	}
-	if err := checkScopes("prompt", p.Name, p.Scopes); err != nil {
-		return err
-	}
-	if p.Handler == nil {
-		return fmt.Errorf("prompt %q: no handler", p.Name)
-	}
-	rp := &registeredPrompt{Prompt: p, declared: map[string]bool{}}
-	for i, a := range def.Arguments {
-		if a.Name == "" || rp.declared[a.Name] {
-			return fmt.Errorf("prompt %q: arguments[%d]: the name %q is empty or repeated", p.Name, i, a.Name)
-		}
-		rp.declared[a.Name] = true
-		if a.Required {
-			rp.required = append(rp.required, a.Name)
-		}
-	}
-	for name := range p.Complete {
-		if !rp.declared[name] {
-			return fmt.Errorf("prompt %q: a completion handler for %q, which is not one of its arguments", p.Name, name)
-		}
-	}
-	if err := checkElicitations(p.Elicitations); err != nil {
-		return fmt.Errorf("prompt %q: %w", p.Name, err)
-	}
-	compact, err := compactJSON(p.Definition)
-	if err != nil {
-		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
-	}
-	rp.Definition = compact
-	return s.features.addPrompt(rp)
-}
-
 // checkElicitations compiles the forms of a prompt's or resource's
 // elicitations.
 func checkElicitations(es []*Elicitation) error {

@@ -80,15 +80,6 @@ var members = map[string]paramSet{
 	"capabilities": pCapabilities, "clientInfo": pClientInfo,
 }
 
-// params returns the message's params, decoded on first use.
-func (m *message) params() *requestParams {
-	if !m.paramsReady {
-		m.paramsReady = true
-		decodeParams(&m.decoded, m.Params, paramsOf(m.Method))
-	}
-	return &m.decoded
-}
-
 // decodeParams decodes the members want names, and _meta, of a params
 // object into p (valid JSON from a decoded message; absent or null params
 // are an empty object). Other members are skipped: they are not the
@@ -209,4 +200,29 @@ func (p *requestParams) modern() bool {
 		}
 	}
 	return false
+}
+
+// The reserved _meta keys of 2026-07-28 requests and results.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	metaReservedPrefix     = "io.modelcontextprotocol/"
+)
+
+// subscriptionFilter is the notifications a subscriptions/listen request
+// opts in to. The server honours the kinds it has registered something
+// for (tools, prompts, resources) and leaves the others out of its
+// acknowledgement.
+type subscriptionFilter struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs (the tasks extension) asks for notifications/tasks of these
+	// tasks; none are sent, so the acknowledgement never lists them.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }

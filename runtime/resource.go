@@ -144,90 +144,6 @@ type registeredTemplate struct {
 	cache *cacheHint
 }
 
-// AddResource registers a resource with a fixed URI. Adding a URI twice is
-// an error.
-func (s *Server) AddResource(r Resource) error {
-	var def struct {
-		URI  string `json:"uri"`
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(r.Definition, &def); err != nil {
-		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
-	}
-	if def.URI != r.URI || r.URI == "" {
-		return fmt.Errorf("resource %q: definition has uri %q", r.URI, def.URI)
-	}
-	if def.Name == "" {
-		return fmt.Errorf("resource %q: definition has no name", r.URI)
-	}
-	if err := checkScopes("resource", r.URI, r.Scopes); err != nil {
-		return err
-	}
-	if r.Handler == nil {
-		return fmt.Errorf("resource %q: no handler", r.URI)
-	}
-	cache, err := readCache(r.Cache)
-	if err != nil {
-		return fmt.Errorf("resource %q: %w", r.URI, err)
-	}
-	if err := checkElicitations(r.Elicitations); err != nil {
-		return fmt.Errorf("resource %q: %w", r.URI, err)
-	}
-	if r.Definition, err = compactJSON(r.Definition); err != nil {
-		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
-	}
-	return s.features.addResource(&registeredResource{Resource: r, cache: cache})
-}
-
-// AddResourceTemplate registers a resource template. Its URI template must
-// parse (see URIVars for the forms matched); adding a template twice is an
-// error.
-func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
-	var def struct {
-		URITemplate string `json:"uriTemplate"`
-		Name        string `json:"name"`
-	}
-	if err := json.Unmarshal(rt.Definition, &def); err != nil {
-		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
-	}
-	if def.URITemplate != rt.URITemplate || rt.URITemplate == "" {
-		return fmt.Errorf("resource template %q: definition has uriTemplate %q", rt.URITemplate, def.URITemplate)
-	}
-	if def.Name == "" {
-		return fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
-	}
-	if err := checkScopes("resource template", rt.URITemplate, rt.Scopes); err != nil {
-		return err
-	}
-	if rt.Handler == nil {
-		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)
-	}
-	tmpl, err := resourceuri.Parse(rt.URITemplate)
-	if err != nil {
-		return err
-	}
-	for name := range rt.Complete {
-		found := false
-		for _, n := range tmpl.Names() {
-			found = found || n == name
-		}
-		if !found {
-			return fmt.Errorf("resource template %q: a completion handler for %q, which is not one of its variables", rt.URITemplate, name)
-		}
-	}
-	cache, err := readCache(rt.Cache)
-	if err != nil {
-		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
-	}
-	if err := checkElicitations(rt.Elicitations); err != nil {
-		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
-	}
-	if rt.Definition, err = compactJSON(rt.Definition); err != nil {
-		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
-	}
-	return s.features.addTemplate(&registeredTemplate{ResourceTemplate: rt, tmpl: tmpl, cache: cache})
-}
-
 func readCache(h *CacheHint) (*cacheHint, error) {
 	if h == nil {
 		h = &DefaultReadCache
@@ -287,4 +203,10 @@ func URITemplateVariables(template string) ([]URITemplateVar, error) {
 // their expression's operator requires.
 func ExpandURITemplate(template string, vars URIVars) string {
 	return resourceuri.Expand(template, vars)
+}
+
+// cacheHint is how long, and by whom, a result may be cached.
+type cacheHint struct {
+	ttlMs int64
+	scope string // "public" or "private"
 }

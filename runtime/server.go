@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpgen/mcpgen/internal/resourceuri"
 	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
@@ -165,4 +166,148 @@ func (s *Server) ProtectedResourceMetadataPath() string {
 		return ""
 	}
 	return s.auth.metadataPath
+}
+
+// AddPrompt registers a prompt: it reads the arguments of its Definition
+// and compiles the forms of its elicitations. Adding a name twice is an
+// error.
+func (s *Server) AddPrompt(p Prompt) error {
+	var def struct {
+		Name      string `json:"name"`
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	if err := json.Unmarshal(p.Definition, &def); err != nil {
+		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
+	}
+	if def.Name != p.Name || p.Name == "" {
+		return fmt.Errorf("prompt %q: definition names %q", p.Name, def.Name)
+	}
+	if err := checkScopes("prompt", p.Name, p.Scopes); err != nil {
+		return err
+	}
+	if p.Handler == nil {
+		return fmt.Errorf("prompt %q: no handler", p.Name)
+	}
+	rp := &registeredPrompt{Prompt: p, declared: map[string]bool{}}
+	for i, a := range def.Arguments {
+		if a.Name == "" || rp.declared[a.Name] {
+			return fmt.Errorf("prompt %q: arguments[%d]: the name %q is empty or repeated", p.Name, i, a.Name)
+		}
+		rp.declared[a.Name] = true
+		if a.Required {
+			rp.required = append(rp.required, a.Name)
+		}
+	}
+	for name := range p.Complete {
+		if !rp.declared[name] {
+			return fmt.Errorf("prompt %q: a completion handler for %q, which is not one of its arguments", p.Name, name)
+		}
+	}
+	if err := checkElicitations(p.Elicitations); err != nil {
+		return fmt.Errorf("prompt %q: %w", p.Name, err)
+	}
+	compact, err := compactJSON(p.Definition)
+	if err != nil {
+		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
+	}
+	rp.Definition = compact
+	return s.features.addPrompt(rp)
+}
+
+// AddResource registers a resource with a fixed URI. Adding a URI twice is
+// an error.
+func (s *Server) AddResource(r Resource) error {
+	var def struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(r.Definition, &def); err != nil {
+		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	if def.URI != r.URI || r.URI == "" {
+		return fmt.Errorf("resource %q: definition has uri %q", r.URI, def.URI)
+	}
+	if def.Name == "" {
+		return fmt.Errorf("resource %q: definition has no name", r.URI)
+	}
+	if err := checkScopes("resource", r.URI, r.Scopes); err != nil {
+		return err
+	}
+	if r.Handler == nil {
+		return fmt.Errorf("resource %q: no handler", r.URI)
+	}
+	cache, err := readCache(r.Cache)
+	if err != nil {
+		return fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if err := checkElicitations(r.Elicitations); err != nil {
+		return fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if r.Definition, err = compactJSON(r.Definition); err != nil {
+		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	return s.features.addResource(&registeredResource{Resource: r, cache: cache})
+}
+
+// AddResourceTemplate registers a resource template. Its URI template must
+// parse (see URIVars for the forms matched); adding a template twice is an
+// error.
+func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
+	var def struct {
+		URITemplate string `json:"uriTemplate"`
+		Name        string `json:"name"`
+	}
+	if err := json.Unmarshal(rt.Definition, &def); err != nil {
+		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	if def.URITemplate != rt.URITemplate || rt.URITemplate == "" {
+		return fmt.Errorf("resource template %q: definition has uriTemplate %q", rt.URITemplate, def.URITemplate)
+	}
+	if def.Name == "" {
+		return fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
+	}
+	if err := checkScopes("resource template", rt.URITemplate, rt.Scopes); err != nil {
+		return err
+	}
+	if rt.Handler == nil {
+		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)
+	}
+	tmpl, err := resourceuri.Parse(rt.URITemplate)
+	if err != nil {
+		return err
+	}
+	for name := range rt.Complete {
+		found := false
+		for _, n := range tmpl.Names() {
+			found = found || n == name
+		}
+		if !found {
+			return fmt.Errorf("resource template %q: a completion handler for %q, which is not one of its variables", rt.URITemplate, name)
+		}
+	}
+	cache, err := readCache(rt.Cache)
+	if err != nil {
+		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if err := checkElicitations(rt.Elicitations); err != nil {
+		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if rt.Definition, err = compactJSON(rt.Definition); err != nil {
+		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	return s.features.addTemplate(&registeredTemplate{ResourceTemplate: rt, tmpl: tmpl, cache: cache})
+}
+
+// AddExtension declares an extension and adds its methods. It is an error
+// to add an extension twice (ErrExtensionAdded), a method the server
+// already has, or a method without Authorize or Serve.
+func (s *Server) AddExtension(e Extension) error {
+	x, err := e.compile()
+	if err != nil {
+		return err
+	}
+	return s.d.addExtension(x)
 }

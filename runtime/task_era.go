@@ -7,50 +7,23 @@ import (
 	"time"
 )
 
-// taskEra is the task protocol of an era: 2025-11-25's experimental tasks in
-// legacy sessions, or the io.modelcontextprotocol/tasks extension of
-// 2026-07-28. They differ in almost every detail (when a call becomes a
-// task, who may see it, how a task is spelled, what cancelling a finished
-// one answers), so tools/call and the tasks methods reach them through the
-// request's era (era.tasks) and never ask which one they serve.
-type taskEra interface {
-	// allowed refuses a tasks method (or task notifications) the request
-	// may not use.
-	allowed(rq *request) *Error
-	// owns reports whether the request may see task r.
-	owns(rq *request, r *TaskRecord) bool
-	// admit decides how a tools/call of t runs: done ends the call with o
-	// (an error, or a round before the task); asTask false runs it as a
-	// plain call; otherwise owner and ttl (0: the default) go to the task.
-	admit(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (asTask bool, owner string, ttl time.Duration, o outcome, done bool)
-	// stateless reports whether tasks of this era belong to no session.
-	stateless() bool
-	// created answers the tools/call that created task r.
-	created(r *TaskRecord) outcome
-	// view is task r as tasks/get returns it.
-	view(r *TaskRecord) outcome
-	// cancelled answers tasks/cancel of task r; ended is the status it
-	// already had when it had ended before.
-	cancelled(r *TaskRecord, ended string) outcome
-}
-
 // legacyTasks are 2025-11-25's tasks: asked for with params.task, owned by
 // the session, spelled with ttl and pollInterval.
 type legacyTasks struct{}
 
 func (legacyTasks) allowed(rq *request) *Error {
-	if rq.sess == nil || rq.sess.version() != Version20251125 {
+	if rq.era.sessionID() == "" || rq.era.version() != Version20251125 {
 		return NewError(CodeMethodNotFound, "method %q needs protocol %s (tasks)", rq.method, Version20251125)
 	}
 	return nil
 }
 
 func (legacyTasks) owns(rq *request, r *TaskRecord) bool {
-	return !r.Modern && rq.sess != nil && r.Owner == rq.sess.id
+	return !r.Modern && rq.era.sessionID() != "" && r.Owner == rq.era.sessionID()
 }
 
 func (legacyTasks) admit(_ context.Context, rq *request, t *registeredTool, _ json.RawMessage, _ peer, _ []byte) (bool, string, time.Duration, outcome, bool) {
-	if rq.sess == nil || rq.sess.version() != Version20251125 {
+	if rq.era.sessionID() == "" || rq.era.version() != Version20251125 {
 		return false, "", 0, outcome{}, false // tasks are 2025-11-25's; older sessions call as usual
 	}
 	task := rq.params.Task
@@ -72,7 +45,7 @@ func (legacyTasks) admit(_ context.Context, rq *request, t *registeredTool, _ js
 	if meta.TTL != nil {
 		ttl = time.Duration(*meta.TTL) * time.Millisecond
 	}
-	return true, rq.sess.id, ttl, outcome{}, false
+	return true, rq.era.sessionID(), ttl, outcome{}, false
 }
 
 func (legacyTasks) stateless() bool { return false }

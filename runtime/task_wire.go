@@ -34,13 +34,6 @@ func errTasksExtension(what string) *Error {
 	}
 }
 
-func subjectOf(p *Principal) string {
-	if p == nil {
-		return ""
-	}
-	return p.Subject
-}
-
 // taskID returns params.taskId, required by every tasks method.
 func taskID(rq *request) (string, *Error) {
 	if rq.params.TaskID == nil || *rq.params.TaskID == "" {

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -269,4 +272,64 @@ func parseTaskSupport(def json.RawMessage) (taskSupport, error) {
 		return taskRequired, nil
 	}
 	return 0, fmt.Errorf("definition: execution.taskSupport is %q; want forbidden, optional or required", *d.Execution.TaskSupport)
+}
+
+// headerParam is one inputSchema property marked "x-mcp-header": the client
+// mirrors its value into the Mcp-Param-<Header> header so that proxies can
+// route on it without reading the body (2026-07-28).
+type headerParam struct {
+	Header string   // the x-mcp-header value, e.g. "Region"
+	Path   []string // property names from the root of the arguments
+	Type   string   // "string", "integer" or "boolean"
+}
+
+// parseHeaderParams finds the x-mcp-header properties of an inputSchema.
+// They may sit only on string, integer or boolean properties reached from the
+// root through "properties" alone; header names are RFC 9110 tokens, unique
+// case-insensitively. A schema that breaks these rules is an error.
+func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
+	var out []headerParam
+	seen := map[string]string{}
+	var walk func(schema json.RawMessage, path []string) error
+	walk = func(schema json.RawMessage, path []string) error {
+		var node struct {
+			Type       json.RawMessage            `json:"type"`
+			Header     json.RawMessage            `json:"x-mcp-header"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if len(schema) == 0 || !isObjectJSON(schema) {
+			return nil
+		}
+		if err := json.Unmarshal(schema, &node); err != nil {
+			return fmt.Errorf("inputSchema at /%s: %w", strings.Join(path, "/properties/"), err)
+		}
+		if node.Header != nil {
+			where := "/properties/" + strings.Join(path, "/properties/")
+			var name string
+			if len(path) == 0 || json.Unmarshal(node.Header, &name) != nil || !isHeaderToken(name) {
+				return fmt.Errorf("inputSchema%s: x-mcp-header must be a non-empty RFC 9110 token on a property", where)
+			}
+			var typ string
+			_ = json.Unmarshal(node.Type, &typ)
+			if typ != "string" && typ != "integer" && typ != "boolean" {
+				return fmt.Errorf("inputSchema%s: x-mcp-header %q is allowed only on string, integer or boolean properties", where, name)
+			}
+			key := strings.ToLower(name)
+			if prev, dup := seen[key]; dup {
+				return fmt.Errorf("inputSchema%s: x-mcp-header %q is already used by %s", where, name, prev)
+			}
+			seen[key] = where
+			out = append(out, headerParam{Header: name, Path: append([]string(nil), path...), Type: typ})
+		}
+		for _, k := range slices.Sorted(maps.Keys(node.Properties)) {
+			if err := walk(node.Properties[k], append(path, k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(inputSchema, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -121,3 +121,6 @@ func (o offeredVersions) checkModern(v string) *Error {
 		}{append([]string{}, o.modern...), v},
 	}
 }
+
+// isLegacyVersion reports whether v is a session-based protocol version.
+func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
