@@ -26,9 +26,13 @@ type peer interface {
 	logLevel() LogLevel
 	// progressToken is the request's _meta.progressToken, or nil.
 	progressToken() json.RawMessage
-	// elicitationID returns the elicitationId of a new URL-mode
-	// elicitation ("" where the era has none).
-	elicitationID() string
+	// urlMode is URL-mode elicitation as the era has it, for a new one:
+	// its elicitationId and who can be told it completed.
+	urlMode() urlMode
+	// requireURL ends the call because the user must complete the URL
+	// elicitations in list (asked under keys) first: -32042 in the legacy
+	// era, an input_required round in 2026-07-28.
+	requireURL(keys []string, list []urlParams) error
 	// carriesMeta reports whether a request to the client can carry _meta
 	// an interceptor adds (a live request can; a 2026-07-28 question must
 	// be asked identically in every round).

@@ -131,3 +131,17 @@ func (r ResourceContents) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
+
+// ResourceInfo is a resource as resources/list shows it, for resources
+// listed at run time.
+type ResourceInfo struct {
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	Size        *int64          `json:"size,omitempty"`
+	Annotations *Annotations    `json:"annotations,omitempty"`
+	Icons       []Icon          `json:"icons,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+}

@@ -215,3 +215,31 @@ type taskEra interface {
 	// already had when it had ended before.
 	cancelled(r *TaskRecord, ended string) outcome
 }
+
+// cacheHint is how long, and by whom, a result may be cached.
+type cacheHint struct {
+	ttlMs int64
+	scope string // "public" or "private"
+}
+
+// toolOutcome maps a handler's return to the tools/call response: an *Error
+// is that JSON-RPC error, a missing client capability is -32021 naming it,
+// any other error is an isError result the model reads.
+func toolOutcome(name string, res *ToolResult, err error) outcome {
+	if err == nil {
+		if res == nil {
+			res = &ToolResult{}
+		}
+		return resultOf(res)
+	}
+	var rpcErr *Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return failure(rpcErr)
+	case errors.Is(err, ErrCapabilityMissing):
+		return failure(missingCapability(err))
+	case errors.Is(err, ErrInputRequired):
+		return failure(NewError(CodeInternalError, "tool %q returned ErrInputRequired without asking the client anything", name))
+	}
+	return resultOf(toolErrorResult(err))
+}

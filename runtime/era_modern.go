@@ -327,3 +327,14 @@ func (r *roundSealer) open(ctx context.Context, method, target string, tool *reg
 	}
 	return st, nil
 }
+
+// reservedInModern keeps -32042 off the 2026-07-28 wire, which reserves it
+// ("MUST NOT emit"): a handler that returns it as a *Error of its own
+// (rather than through RequireURL) gets an internal error saying so.
+func reservedInModern(tool string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeURLElicitationRequired {
+		return NewError(CodeInternalError, "tool %q returned URLElicitationRequiredError (-32042), which 2026-07-28 reserves; use Call.RequireURL", tool)
+	}
+	return err
+}

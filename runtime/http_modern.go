@@ -96,16 +96,6 @@ func (s *Server) serveModernNoSession(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "protocol "+Version20260728+" serves POST only; open a subscriptions/listen stream for notifications", http.StatusMethodNotAllowed)
 }
 
-// 2026-07-28 standard request headers (names are case-insensitive; Go
-// canonicalises them, values are compared case-sensitively).
-const (
-	headerProtocolVersion = "MCP-Protocol-Version"
-	headerMethod          = "Mcp-Method"
-	headerName            = "Mcp-Name"
-	headerParamPrefix     = "Mcp-Param-"
-	headerSessionID       = "Mcp-Session-Id"
-)
-
 // standardHeaders are the values of the standard headers of one POST.
 type standardHeaders struct {
 	version, method string
@@ -279,21 +269,4 @@ func lookupArgPath(v any, path []string) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-// isHeaderToken reports whether s is a non-empty RFC 9110 token.
-func isHeaderToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-			continue
-		}
-		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
-			return false
-		}
-	}
-	return true
 }

@@ -14,7 +14,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	if body == nil {
 		return
 	}
-	msgs, bad, batch, perr := decodeMessages(body)
+	msgs, bad, batch, perr := readMessages(body)
 	var id json.RawMessage
 	if !batch && len(msgs) == 1 {
 		id = msgs[0].ID

@@ -157,9 +157,6 @@ func checkMessage(m *message) (*message, *Error) {
 	case (m.Result != nil) == (m.Error != nil):
 		return m, invalidRequest(m, "a response carries exactly one of result and error")
 	}
-	if m.Method != "" {
-		m.params() // decoded here, once, before any era or method reads them
-	}
 	return m, nil
 }
 

@@ -37,12 +37,18 @@ func (p *legacyPeer) request(ctx context.Context, _ string, method string, param
 	return p.x.sess.outbound(ctx, &p.x.sender, p.parent, method, params)
 }
 
-// elicitationID returns a random elicitationId for URL-mode elicitations.
-func (p *legacyPeer) elicitationID() string {
+// urlMode mints a random elicitationId; the session hears of the
+// elicitation's completion (notifications/elicitation/complete). URL mode
+// starts with 2025-11-25.
+func (p *legacyPeer) urlMode() urlMode {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	sess := p.x.sess
+	return urlMode{supported: sess.version() >= Version20251125, id: hex.EncodeToString(b[:]),
+		session: sess.id, stored: !sess.stdio, completer: sess}
 }
+
+func (p *legacyPeer) requireURL(_ []string, list []urlParams) error { return urlRequiredError(list) }
 
 // outbound sends one server-to-client request and waits for its answer. Its
 // lifecycle (parent request, ID, route, outcome) is logged at debug level as
@@ -162,3 +168,27 @@ func (p *legacyPeer) carriesMeta() bool { return true }
 
 // waited is 0: the live request itself lasts as long as the user takes.
 func (p *legacyPeer) waited(string) time.Duration { return 0 }
+
+// completeURL sends notifications/elicitation/complete for id on the
+// session's GET stream (through the bus when another replica holds it), or
+// on the stdio connection.
+func (sess *session) completeURL(ctx context.Context, id string) error {
+	data, err := encodeRequest(nil, methodElicitComplete, struct {
+		ElicitationID string `json:"elicitationId"`
+	}{id})
+	if err != nil {
+		return err
+	}
+	if out := sess.stdioOutput(); out != nil {
+		return out.push(ctx, data)
+	}
+	_, err = sess.sendStandalone(ctx, data, sess.srv.opts.FallbackWait)
+	return err
+}
+
+// stdioOutput is the connection's output stream of a stdio session, or nil.
+func (sess *session) stdioOutput() *stream {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.stdioOut
+}

@@ -258,3 +258,16 @@ func (g *drainGroup) wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// readMessages decodes one HTTP body or stdio line (decodeMessages) and the
+// params of each valid request, as its row declares them: once, on the
+// transport's goroutine, before any era, interceptor or method reads them.
+func readMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err *Error) {
+	msgs, bad, batch, err = decodeMessages(body)
+	for i, m := range msgs {
+		if bad[i] == nil && m.Method != "" {
+			m.params()
+		}
+	}
+	return msgs, bad, batch, err
+}

@@ -91,7 +91,16 @@ func (p *mrtrPeer) progressToken() json.RawMessage   { return p.progress }
 
 // elicitationID is empty: 2026-07-28 drops elicitationId (an answer is bound
 // to its question by the input request key and requestState).
-func (p *mrtrPeer) elicitationID() string { return "" }
+func (p *mrtrPeer) urlMode() urlMode { return urlMode{supported: true} }
+
+// requireURL ends the round with the URL elicitations as input requests,
+// asked again on every retry that still needs them.
+func (p *mrtrPeer) requireURL(keys []string, list []urlParams) error {
+	for i, params := range list {
+		p.require(keys[i], methodElicit, params)
+	}
+	return fmt.Errorf("%w: URL elicitation required", ErrInputRequired)
+}
 
 // carriesMeta: a 2026-07-28 question must be asked identically in every
 // round (requestState binds its answer to a digest of its params).
@@ -157,4 +166,13 @@ func (p *mrtrPeer) waited(key string) time.Duration {
 		return d
 	}
 	return 0
+}
+
+// require records a question even when this round has its answer: the
+// handler found the answer not enough yet (RequireURL: the out-of-band
+// step has not finished), so the client is asked again.
+func (p *mrtrPeer) require(key, method string, params any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked[key] = inputRequest{Method: method, Params: params, digest: reqstate.QuestionDigest(method, params)}
 }

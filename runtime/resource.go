@@ -85,20 +85,6 @@ type ResourceResult struct {
 	Cache *CacheHint
 }
 
-// ResourceInfo is a resource as resources/list shows it, for resources
-// listed at run time.
-type ResourceInfo struct {
-	URI         string          `json:"uri"`
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	MIMEType    string          `json:"mimeType,omitempty"`
-	Size        *int64          `json:"size,omitempty"`
-	Annotations *Annotations    `json:"annotations,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-}
-
 // CacheHint is a 2026-07-28 caching hint: how long a client may reuse a
 // result (ttlMs; 0 means it is stale at once) and whether caches may share it
 // across users ("public") or only within one authorization ("private").
@@ -203,10 +189,4 @@ func URITemplateVariables(template string) ([]URITemplateVar, error) {
 // their expression's operator requires.
 func ExpandURITemplate(template string, vars URIVars) string {
 	return resourceuri.Expand(template, vars)
-}
-
-// cacheHint is how long, and by whom, a result may be cached.
-type cacheHint struct {
-	ttlMs int64
-	scope string // "public" or "private"
 }

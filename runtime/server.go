@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -310,4 +311,30 @@ func (s *Server) AddExtension(e Extension) error {
 		return err
 	}
 	return s.d.addExtension(x)
+}
+
+// CompleteURLElicitation tells the client that initiated a 2025-11-25
+// URL-mode elicitation that its out-of-band step finished
+// (notifications/elicitation/complete with its elicitationId). It may run
+// on any replica that shares the session store and bus: the notification
+// goes out on the session's GET stream, the one of this replica or, through
+// the SessionBus, of the replica holding it (waiting up to
+// Options.FallbackWait for one). A stdio connection's session is in no
+// store: complete its elicitations with URLElicitation.Complete. The specification makes the notification optional (MAY) and
+// clients ignore IDs they do not know, so a completion for an ended session
+// returns ErrUnknownElicitation and nothing is sent.
+func (s *Server) CompleteURLElicitation(ctx context.Context, ref URLElicitationRef) error {
+	if ref.SessionID == "" || ref.ElicitationID == "" {
+		return errors.New("CompleteURLElicitation: the reference needs a session ID and an elicitation ID")
+	}
+	s.smu.RLock()
+	sess := s.sessions[ref.SessionID]
+	s.smu.RUnlock()
+	if sess == nil {
+		var err error
+		if sess, err = s.lookupSession(ctx, ref.SessionID); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnknownElicitation, err)
+		}
+	}
+	return sess.completeURL(ctx, ref.ElicitationID)
 }

@@ -81,9 +81,21 @@ func (p *switchPeer) notify(ctx context.Context, method string, params any) erro
 func (p *switchPeer) capabilities() ClientCapabilities { return p.round.capabilities() }
 func (p *switchPeer) logLevel() LogLevel               { return p.round.logLevel() }
 func (p *switchPeer) progressToken() json.RawMessage   { return p.round.progressToken() }
-func (p *switchPeer) elicitationID() string            { return "" }
-func (p *switchPeer) carriesMeta() bool                { return false }
-func (p *switchPeer) waited(key string) time.Duration  { return p.round.waited(key) }
+func (p *switchPeer) urlMode() urlMode                 { return urlMode{supported: true} }
+
+// requireURL ends the round with the URL elicitations while the handler
+// runs as a plain call; once it runs on as a task, the task's peer decides.
+func (p *switchPeer) requireURL(keys []string, list []urlParams) error {
+	p.mu.Lock()
+	d := p.detached
+	p.mu.Unlock()
+	if !d {
+		return p.round.requireURL(keys, list)
+	}
+	return urlRequiredError(list)
+}
+func (p *switchPeer) carriesMeta() bool               { return false }
+func (p *switchPeer) waited(key string) time.Duration { return p.round.waited(key) }
 
 type handlerReturn struct {
 	res *ToolResult

@@ -33,12 +33,17 @@ func (p *taskPeer) capabilities() ClientCapabilities { return p.caps }
 func (p *taskPeer) logLevel() LogLevel               { return p.level }
 func (p *taskPeer) progressToken() json.RawMessage   { return p.progress }
 
-func (p *taskPeer) elicitationID() string {
+// urlMode mints an elicitationId in 2025-11-25; no session hears of a
+// task's elicitation completing (the task's own status reports it).
+func (p *taskPeer) urlMode() urlMode {
 	if p.modern {
-		return ""
+		return urlMode{supported: true}
 	}
-	return newTaskID()[:24]
+	return urlMode{supported: true, id: newTaskID()[:24]}
 }
+
+// requireURL fails the task with -32042, which tasks/result carries.
+func (p *taskPeer) requireURL(_ []string, list []urlParams) error { return urlRequiredError(list) }
 
 func (p *taskPeer) notify(ctx context.Context, method string, params any) error {
 	if p.modern {

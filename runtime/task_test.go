@@ -749,3 +749,29 @@ func TestTaskInputBeforeTask(t *testing.T) {
 		t.Fatalf("result %s after %d runs (one per round before the task)", done.Result, runs)
 	}
 }
+
+// TestTaskInputBeforeTaskRequiresURL: a tool named in
+// Options.InputBeforeTask that needs a URL elicitation completed before it
+// works ends its first round as input_required with the URL, as a plain
+// 2026-07-28 call does, not with the -32042 that 2026-07-28 reserves.
+func TestTaskInputBeforeTaskRequiresURL(t *testing.T) {
+	leakCheck(t)
+	tool := taskTool("signs_in_first", "required", func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		u, err := call.NewURLElicitation(loginURL)
+		if err != nil {
+			return nil, err
+		}
+		return nil, call.RequireURL(URLNeed{Elicitation: u, URL: "https://mcp.example.com/connect"})
+	}, loginURL)
+	s := NewServer(Options{InputBeforeTask: []string{"signs_in_first"}})
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.AddTool(tool); err != nil {
+		t.Fatal(err)
+	}
+	c := modernServer(t, s)
+	c.caps = map[string]any{"elicitation": map[string]any{"url": map[string]any{}}, "extensions": map[string]any{extTasks: map[string]any{}}}
+	first := c.call("tools/call", map[string]any{"name": "signs_in_first", "arguments": map[string]any{}}).result(t)
+	if first["resultType"] != "input_required" || first["taskId"] != nil || !strings.Contains(jsonOf(first["inputRequests"]), "https://mcp.example.com/connect") {
+		t.Fatalf("round one: %v", first)
+	}
+}

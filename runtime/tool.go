@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -218,28 +217,6 @@ func (t *registeredTool) run(ctx context.Context, logger *slog.Logger, call *Cal
 
 var errHandlerPanic = &Error{Code: CodeInternalError, Message: "internal error: the tool handler panicked"}
 
-// toolOutcome maps a handler's return to the tools/call response: an *Error
-// is that JSON-RPC error, a missing client capability is -32021 naming it,
-// any other error is an isError result the model reads.
-func toolOutcome(name string, res *ToolResult, err error) outcome {
-	if err == nil {
-		if res == nil {
-			res = &ToolResult{}
-		}
-		return resultOf(res)
-	}
-	var rpcErr *Error
-	switch {
-	case errors.As(err, &rpcErr):
-		return failure(rpcErr)
-	case errors.Is(err, ErrCapabilityMissing):
-		return failure(missingCapability(err))
-	case errors.Is(err, ErrInputRequired):
-		return failure(NewError(CodeInternalError, "tool %q returned ErrInputRequired without asking the client anything", name))
-	}
-	return resultOf(toolErrorResult(err))
-}
-
 // taskSupport is a tool's execution.taskSupport: whether tools/call may
 // (or must) run it as a task (task.go).
 type taskSupport uint8
@@ -332,4 +309,21 @@ func parseHeaderParams(inputSchema json.RawMessage) ([]headerParam, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// isHeaderToken reports whether s is a non-empty RFC 9110 token.
+func isHeaderToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
 // URL-mode elicitation sends the user to a URL for a step the client must
@@ -37,11 +35,31 @@ import (
 // round (RequireURL), and completes it (Complete here, or Ref and
 // Server.CompleteURLElicitation anywhere).
 type URLElicitation struct {
-	e       *Elicitation
-	call    *Call
-	id      string   // elicitationId; "" in 2026-07-28
-	session string   // the legacy session that initiated it
-	sess    *session // that session, for Complete
+	e    *Elicitation
+	call *Call
+	mode urlMode
+}
+
+// urlMode is URL-mode elicitation as the call's era has it (peer.urlMode).
+type urlMode struct {
+	// supported is false where the protocol version has no URL mode
+	// (legacy sessions before 2025-11-25).
+	supported bool
+	// id is a new elicitationId ("" in 2026-07-28, which has none).
+	id string
+	// session is the legacy session that can be told the step finished
+	// ("" where none can: 2026-07-28, tasks); stored is false for a stdio
+	// connection's, which no other replica can find.
+	session string
+	stored  bool
+	// completer sends notifications/elicitation/complete to that session.
+	completer urlCompleter
+}
+
+// urlCompleter tells a legacy session that a URL-mode elicitation's
+// out-of-band step finished.
+type urlCompleter interface {
+	completeURL(ctx context.Context, id string) error
 }
 
 // URLElicitationRef names a 2025-11-25 URL-mode elicitation for
@@ -63,18 +81,11 @@ func (c *Call) NewURLElicitation(e *Elicitation) (*URLElicitation, error) {
 	if e == nil || e.Mode != "url" {
 		return nil, fmt.Errorf("NewURLElicitation: elicitation %q is not URL mode", nameOf(e))
 	}
-	caps := c.peer.capabilities()
-	if lp, ok := c.peer.(*legacyPeer); ok && lp.x.sess.version() < Version20251125 {
-		caps.Elicitation = nil
-	}
-	if !caps.elicitURL() {
+	mode := c.peer.urlMode()
+	if !mode.supported || !c.peer.capabilities().elicitURL() {
 		return nil, &CapabilityError{Capability: "elicitation.url", detail: fmt.Sprintf("elicitation (URL mode), for %q", e.Name)}
 	}
-	u := &URLElicitation{e: e, call: c, id: c.peer.elicitationID()}
-	if lp, ok := c.peer.(*legacyPeer); ok {
-		u.session, u.sess = lp.x.sess.id, lp.x.sess
-	}
-	return u, nil
+	return &URLElicitation{e: e, call: c, mode: mode}, nil
 }
 
 func nameOf(e *Elicitation) string {
@@ -85,16 +96,16 @@ func nameOf(e *Elicitation) string {
 }
 
 // ID is the elicitationId ("" in 2026-07-28, which has none).
-func (u *URLElicitation) ID() string { return u.id }
+func (u *URLElicitation) ID() string { return u.mode.id }
 
 // Ref names the elicitation for CompleteURLElicitation; false in
 // 2026-07-28, where the client learns the outcome by retrying the call, and
 // over stdio, whose session is in no store (use Complete).
 func (u *URLElicitation) Ref() (URLElicitationRef, bool) {
-	if u.id == "" || u.session == "" || u.sess.stdio {
+	if u.mode.id == "" || u.mode.session == "" || !u.mode.stored {
 		return URLElicitationRef{}, false
 	}
-	return URLElicitationRef{SessionID: u.session, ElicitationID: u.id}, true
+	return URLElicitationRef{SessionID: u.mode.session, ElicitationID: u.mode.id}, true
 }
 
 // urlParams is ElicitRequestURLParams.
@@ -109,7 +120,7 @@ func (u *URLElicitation) params(message, url string) urlParams {
 	if message == "" {
 		message = u.e.Message
 	}
-	return urlParams{Mode: "url", Message: message, URL: url, ElicitationID: u.id}
+	return urlParams{Mode: "url", Message: message, URL: url, ElicitationID: u.mode.id}
 }
 
 // Ask asks the client to open url (elicitation/create, URL mode): a live
@@ -153,16 +164,17 @@ func (c *Call) RequireURL(needs ...URLNeed) error {
 			return fmt.Errorf("RequireURL: elicitation %q: the URL is empty", n.Elicitation.e.Name)
 		}
 	}
-	if mp, ok := c.peer.(*mrtrPeer); ok {
-		for _, n := range needs {
-			mp.require(c.key(n.Elicitation.e.Name), methodElicit, n.Elicitation.params(n.Message, n.URL))
-		}
-		return fmt.Errorf("%w: URL elicitation required", ErrInputRequired)
-	}
+	keys := make([]string, len(needs))
 	list := make([]urlParams, len(needs))
 	for i, n := range needs {
-		list[i] = n.Elicitation.params(n.Message, n.URL)
+		keys[i], list[i] = c.key(n.Elicitation.e.Name), n.Elicitation.params(n.Message, n.URL)
 	}
+	return c.peer.requireURL(keys, list)
+}
+
+// urlRequiredError is URLElicitationRequiredError (-32042), the legacy
+// era's way to end a call that needs URL elicitations completed first.
+func urlRequiredError(list []urlParams) *Error {
 	return &Error{
 		Code:    CodeURLElicitationRequired,
 		Message: "This request requires the user to complete a URL elicitation first.",
@@ -176,86 +188,16 @@ func (c *Call) RequireURL(needs ...URLNeed) error {
 // server (or its shared store) does not hold.
 var ErrUnknownElicitation = errors.New("mcpgen: no session for this URL elicitation")
 
-// CompleteURLElicitation tells the client that initiated a 2025-11-25
-// URL-mode elicitation that its out-of-band step finished
-// (notifications/elicitation/complete with its elicitationId). It may run
-// on any replica that shares the session store and bus: the notification
-// goes out on the session's GET stream, the one of this replica or, through
-// the SessionBus, of the replica holding it (waiting up to
-// Options.FallbackWait for one). A stdio connection's session is in no
-// store: complete its elicitations with URLElicitation.Complete. The specification makes the notification optional (MAY) and
-// clients ignore IDs they do not know, so a completion for an ended session
-// returns ErrUnknownElicitation and nothing is sent.
-func (s *Server) CompleteURLElicitation(ctx context.Context, ref URLElicitationRef) error {
-	if ref.SessionID == "" || ref.ElicitationID == "" {
-		return errors.New("CompleteURLElicitation: the reference needs a session ID and an elicitation ID")
-	}
-	s.smu.RLock()
-	sess := s.sessions[ref.SessionID]
-	s.smu.RUnlock()
-	if sess == nil {
-		var err error
-		if sess, err = s.lookupSession(ctx, ref.SessionID); err != nil {
-			return fmt.Errorf("%w: %v", ErrUnknownElicitation, err)
-		}
-	}
-	return sess.completeURL(ctx, ref.ElicitationID)
-}
-
 // Complete is CompleteURLElicitation on the replica (or stdio connection)
 // that started the elicitation, with no lookup: what a handler that waits
 // for the out-of-band step itself calls. In 2026-07-28 it returns
 // ErrNoCompletion: the client learns the outcome by retrying the call.
 func (u *URLElicitation) Complete(ctx context.Context) error {
-	if u.sess == nil || u.id == "" {
+	if u.mode.completer == nil || u.mode.id == "" {
 		return ErrNoCompletion
 	}
-	return u.sess.completeURL(ctx, u.id)
+	return u.mode.completer.completeURL(ctx, u.mode.id)
 }
 
 // ErrNoCompletion: 2026-07-28 has no notifications/elicitation/complete.
 var ErrNoCompletion = errors.New("mcpgen: 2026-07-28 has no elicitation completion (the client retries the call)")
-
-// completeURL sends notifications/elicitation/complete for id on the
-// session's GET stream (through the bus when another replica holds it), or
-// on the stdio connection.
-func (sess *session) completeURL(ctx context.Context, id string) error {
-	data, err := encodeRequest(nil, methodElicitComplete, struct {
-		ElicitationID string `json:"elicitationId"`
-	}{id})
-	if err != nil {
-		return err
-	}
-	if out := sess.stdioOutput(); out != nil {
-		return out.push(ctx, data)
-	}
-	_, err = sess.sendStandalone(ctx, data, sess.srv.opts.FallbackWait)
-	return err
-}
-
-// require records a question even when this round has its answer: the
-// handler found the answer not enough yet (RequireURL: the out-of-band
-// step has not finished), so the client is asked again.
-func (p *mrtrPeer) require(key, method string, params any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.asked[key] = inputRequest{Method: method, Params: params, digest: reqstate.QuestionDigest(method, params)}
-}
-
-// stdioOutput is the connection's output stream of a stdio session, or nil.
-func (sess *session) stdioOutput() *stream {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.stdioOut
-}
-
-// reservedInModern keeps -32042 off the 2026-07-28 wire, which reserves it
-// ("MUST NOT emit"): a handler that returns it as a *Error of its own
-// (rather than through RequireURL) gets an internal error saying so.
-func reservedInModern(tool string, err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeURLElicitationRequired {
-		return NewError(CodeInternalError, "tool %q returned URLElicitationRequiredError (-32042), which 2026-07-28 reserves; use Call.RequireURL", tool)
-	}
-	return err
-}

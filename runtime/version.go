@@ -124,3 +124,14 @@ func (o offeredVersions) checkModern(v string) *Error {
 
 // isLegacyVersion reports whether v is a session-based protocol version.
 func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
+
+// The protocol's HTTP headers: the legacy session's ID, and the 2026-07-28
+// standard request headers (names are case-insensitive; Go canonicalises
+// them, values are compared case-sensitively).
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	headerParamPrefix     = "Mcp-Param-"
+	headerSessionID       = "Mcp-Session-Id"
+)
