@@ -95,8 +95,7 @@ func (x *legacyExchange) notify(ctx context.Context, method string, params any) 
 	if err != nil {
 		return err
 	}
-	_, err = x.sender.send(ctx, data)
-	return err
+	return x.sender.notify(ctx, data)
 }
 
 // serveLegacy runs one request of a legacy session and queues its response
