@@ -4,23 +4,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
 
-// Events returns the runtime.EventStore on this Store.
-func (s *Store) Events() runtime.EventStore { return eventStore{s} }
+// Events returns the runtime.EventStore on this Store (a
+// runtime.StreamEventStore).
+func (s *Store) Events() runtime.EventStore { return eventStore{s: s} }
 
-type eventStore struct{ s *Store }
+type eventStore struct {
+	s *Store
+	// deletedWithSessions: the Store's session Delete drops a session's
+	// events in the same step (Configure), so DeleteSession has nothing left
+	// to do.
+	deletedWithSessions bool
+}
 
-// Append stores one SSE event of stream and returns its ID,
-// "<stream>_<Redis stream entry ID>": unique within the session, and it names
-// its stream, so any replica can replay it. A stream keeps its newest
+// Each SSE stream is one Redis stream, "<prefix>e:{<session>}:<stream>",
+// whose entries are numbered 0-1, 0-2, ... (XADD with ID "0-*"), and an
+// event's ID is "<stream>_<n>": unique within the session, naming its
+// stream, so any replica replays it, and numbered without gaps, so a replay
+// sees whether the events it must start with were evicted. A session's
+// streams are listed in "<prefix>es:{<session>}" for Delete.
+
+// AppendAfter implements runtime.StreamEventStore: one pipelined round
+// trip, XADD and PEXPIRE, and at a stream's first event (last == "") its
+// SADD to the session's index; the index's PEXPIRE follows every event so
+// that it outlives its streams. A stream keeps its newest
 // Options.EventsPerStream events for Options.EventTTL after its last event;
 // an event larger than Options.MaxEventBytes is kept without its data.
-func (es eventStore) Append(ctx context.Context, session, stream string, data []byte) (string, error) {
+func (es eventStore) AppendAfter(ctx context.Context, session, stream, last string, data []byte) (string, error) {
 	s := es.s
 	if stream == "" || strings.ContainsAny(stream, "\r\n") {
 		return "", fmt.Errorf("redisstore: invalid stream ID %q", stream)
@@ -30,43 +46,63 @@ func (es eventStore) Append(ctx context.Context, session, stream string, data []
 	}
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	key := s.eventsKey(session, stream)
-	var add *redis.StringCmd
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		add = p.XAdd(ctx, &redis.XAddArgs{Stream: key, MaxLen: s.opts.EventsPerStream, Values: []any{"d", data}})
-		p.PExpire(ctx, key, s.opts.EventTTL)
-		p.SAdd(ctx, s.streamsKey(session), key)
-		p.PExpire(ctx, s.streamsKey(session), s.opts.EventTTL)
-		return nil
-	})
-	if err != nil {
+	key, index := s.eventsKey(session, stream), s.streamsKey(session)
+	pipe := s.rdb.Pipeline()
+	add := pipe.XAdd(ctx, &redis.XAddArgs{Stream: key, MaxLen: s.opts.EventsPerStream, ID: "0-*", Values: []any{"d", data}})
+	pipe.PExpire(ctx, key, s.opts.EventTTL)
+	if last == "" {
+		pipe.SAdd(ctx, index, key)
+	}
+	pipe.PExpire(ctx, index, s.opts.EventTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
 		return "", fmt.Errorf("redisstore: storing an event: %w", err)
 	}
-	return stream + "_" + add.Val(), nil
+	_, n, ok := strings.Cut(add.Val(), "-")
+	if !ok {
+		return "", fmt.Errorf("redisstore: event stored as %q", add.Val())
+	}
+	return stream + "_" + n, nil
+}
+
+// PrimeAfter implements runtime.StreamEventStore: a priming event is named,
+// not stored. Its ID is that of the stream's last event, or "<stream>_0"
+// before the first: a replay from it starts right after.
+func (es eventStore) PrimeAfter(_, stream, last string) string {
+	if last != "" {
+		return last
+	}
+	return stream + "_0"
+}
+
+// Append stores one SSE event of stream and returns its ID (AppendAfter for
+// a writer that does not say where its stream stands; it indexes the
+// stream every time).
+func (es eventStore) Append(ctx context.Context, session, stream string, data []byte) (string, error) {
+	return es.AppendAfter(ctx, session, stream, "", data)
 }
 
 // Replay calls fn, in order, for each event of lastEventID's stream stored
-// after it (priming events, with empty data, replay as nothing), and returns
-// the stream's ID. ErrEventNotFound when the ID is malformed, unknown, of
-// another session (keys are per session), or already evicted.
+// after it (events without data replay as nothing), and returns the
+// stream's ID, in one round trip. ErrEventNotFound when the ID is malformed
+// or the events after it were evicted; an ID of another session, or of a
+// stream that expired, replays nothing (keys are per session).
 func (es eventStore) Replay(ctx context.Context, session, lastEventID string, fn func(string, []byte) error) (string, error) {
 	s := es.s
-	stream, xid, ok := parseEventID(lastEventID)
+	stream, n, ok := parseEventID(lastEventID)
 	if !ok {
 		return "", runtime.ErrEventNotFound
 	}
 	rctx, cancel := s.op(ctx)
 	defer cancel()
-	// Inclusive range: the first entry must be lastEventID itself, which
-	// proves that neither it nor anything after it was evicted.
-	msgs, err := s.rdb.XRange(rctx, s.eventsKey(session, stream), xid, "+").Result()
+	from := "0-" + strconv.FormatUint(n+1, 10)
+	msgs, err := s.rdb.XRange(rctx, s.eventsKey(session, stream), from, "+").Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", fmt.Errorf("redisstore: reading events: %w", err)
 	}
-	if len(msgs) == 0 || msgs[0].ID != xid {
-		return "", runtime.ErrEventNotFound
+	if len(msgs) > 0 && msgs[0].ID != from {
+		return "", runtime.ErrEventNotFound // the events right after lastEventID were evicted
 	}
-	for _, m := range msgs[1:] {
+	for _, m := range msgs {
 		d, _ := m.Values["d"].(string)
 		if d == "" {
 			continue
@@ -74,7 +110,8 @@ func (es eventStore) Replay(ctx context.Context, session, lastEventID string, fn
 		if err := ctx.Err(); err != nil {
 			return stream, err
 		}
-		if err := fn(stream+"_"+m.ID, []byte(d)); err != nil {
+		_, seq, _ := strings.Cut(m.ID, "-")
+		if err := fn(stream+"_"+seq, []byte(d)); err != nil {
 			return stream, err
 		}
 	}
@@ -88,25 +125,30 @@ func (es eventStore) StreamOf(_ string, eventID string) (string, bool) {
 	return stream, ok
 }
 
-// DeleteSession drops every event of a session.
+// DeleteSession drops every event of a session (nothing to do when the
+// session's Delete did it: Configure).
 func (es eventStore) DeleteSession(ctx context.Context, session string) error {
+	if es.deletedWithSessions {
+		return nil
+	}
 	s := es.s
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	if err := deleteScript.Run(ctx, s.rdb, []string{s.opts.Prefix + "none:{" + session + "}", s.streamsKey(session)}).Err(); err != nil && !errors.Is(err, redis.Nil) {
+	keys := []string{s.opts.Prefix + "none:{" + session + "}", s.streamsKey(session), s.opts.Prefix + "none:{" + session + "}"}
+	if err := deleteScript.Run(ctx, s.rdb, keys, "", "").Err(); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("redisstore: deleting events: %w", err)
 	}
 	return nil
 }
 
-func parseEventID(id string) (stream, xid string, ok bool) {
+// parseEventID splits "<stream>_<n>".
+func parseEventID(id string) (stream string, n uint64, ok bool) {
 	i := strings.LastIndexByte(id, '_')
-	if i <= 0 || i == len(id)-1 {
-		return "", "", false
+	if i <= 0 || !digits(id[i+1:]) {
+		return "", 0, false
 	}
-	stream, xid = id[:i], id[i+1:]
-	ms, seq, ok := strings.Cut(xid, "-")
-	return stream, xid, ok && digits(ms) && digits(seq)
+	n, err := strconv.ParseUint(id[i+1:], 10, 64)
+	return id[:i], n, err == nil
 }
 
 func digits(s string) bool {

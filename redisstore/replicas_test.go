@@ -86,7 +86,7 @@ func TestThreeReplicasServeOneSession(t *testing.T) {
 		if o.result.Replica != rs[ci].id {
 			t.Errorf("call %d posted to replica %s ran on %s", n, rs[ci].id, o.result.Replica)
 		}
-		if !strings.HasPrefix(strings.Trim(string(o.elicitationID), `"`), rs[ci].id+"-") {
+		if !strings.HasPrefix(strings.Trim(string(o.elicitationID), `"`), rs[ci].id+".") {
 			t.Errorf("call %d: elicitation ID %s lacks the prefix of replica %s", n, o.elicitationID, rs[ci].id)
 		}
 		forwarded++

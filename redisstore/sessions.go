@@ -121,32 +121,76 @@ func (ss sessionStore) Exists(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-// deleteScript removes a session, its event streams and their index, in one
-// atomic step.
+// deleteScript removes a session, its event streams with their index and
+// the record of its GET stream's holder, and announces the deletion to
+// every replica, in one round trip however many streams it had.
+//
+// KEYS: session, stream index, holder. ARGV: the deletion channel, the
+// session ID.
 var deleteScript = redis.NewScript(`
 local streams = redis.call('SMEMBERS', KEYS[2])
-for _, k in ipairs(streams) do redis.call('DEL', k) end
-redis.call('DEL', KEYS[2])
-return redis.call('DEL', KEYS[1])
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+for i = 1, #streams, 1000 do
+  redis.call('DEL', unpack(streams, i, math.min(i + 999, #streams)))
+end
+if ARGV[1] ~= '' then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return n
 `)
 
 // Delete ends the session everywhere: when it returns, Load fails on every
-// replica. Bus subscriptions of the session on every replica close one
-// pub/sub hop later.
+// replica, and the other replicas end the session's streams and calls one
+// pub/sub hop later. Its events go with it.
 func (ss sessionStore) Delete(ctx context.Context, id string) error {
 	s := ss.s
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	if err := deleteScript.Run(ctx, s.rdb, []string{s.sessionKey(id), s.streamsKey(id)}).Err(); err != nil && !errors.Is(err, redis.Nil) {
+	err := deleteScript.Run(ctx, s.rdb, []string{s.sessionKey(id), s.streamsKey(id), s.holderKey(id)}, s.deletedChannel(), id).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("redisstore: deleting session: %w", err)
-	}
-	if err := s.rdb.Publish(ctx, s.deletedChannel(), id).Err(); err != nil {
-		// The session is already gone for every request; open streams on
-		// other replicas notice at their next Load.
-		s.log.Warn("redisstore: announcing a deleted session", "err", err)
 	}
 	s.sessionDeleted(id)
 	return nil
+}
+
+// keepBatch is how many sessions one round trip of Keep restarts.
+const keepBatch = 1000
+
+// Keep implements runtime.SessionKeeper: it restarts the idle expiry of
+// sessions whose client holds a connection open (and of the record of a GET
+// stream held here), one pipelined round trip per keepBatch sessions, and
+// returns those that no longer exist.
+func (ss sessionStore) Keep(ctx context.Context, ids []string) ([]string, error) {
+	s := ss.s
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	var gone []string
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), keepBatch)]
+		ids = ids[len(batch):]
+		s.mu.Lock()
+		holding := make([]bool, len(batch))
+		for i, id := range batch {
+			holding[i] = len(s.holds[id]) > 0
+		}
+		s.mu.Unlock()
+		pipe := s.rdb.Pipeline()
+		kept := make([]*redis.BoolCmd, len(batch))
+		for i, id := range batch {
+			kept[i] = pipe.PExpire(ctx, s.sessionKey(id), s.opts.SessionIdle)
+			if holding[i] {
+				pipe.PExpire(ctx, s.holderKey(id), s.opts.SessionIdle)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return gone, fmt.Errorf("redisstore: restarting session expiries: %w", err)
+		}
+		for i, c := range kept {
+			if !c.Val() {
+				gone = append(gone, batch[i])
+			}
+		}
+	}
+	return gone, nil
 }
 
 // sessionDeleted ends this process's waits and bus subscriptions of a
@@ -158,13 +202,13 @@ func (s *Store) sessionDeleted(id string) {
 }
 
 func (s *Store) dropSession(id string) {
+	s.forgetWaits(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k := range s.pending {
-		if k.session == id {
-			delete(s.pending, k)
-		}
+	for _, sub := range s.holds[id] {
+		sub.closeLocked()
 	}
+	delete(s.holds, id)
 	prefix := s.busChannel(id, "")
 	for ch, set := range s.subs {
 		if strings.HasPrefix(ch, prefix) {

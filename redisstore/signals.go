@@ -12,15 +12,16 @@ import (
 func (s *Store) Signal(ctx context.Context, session, kind string, data []byte) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	if err := s.rdb.Publish(ctx, s.signalChannel(), encodeEnvelope(session, kind, data)).Err(); err != nil {
+	if err := s.rdb.Publish(ctx, s.signalChannel(), signalEnvelope(session, kind, data)).Err(); err != nil {
 		return fmt.Errorf("redisstore: publishing a session signal: %w", err)
 	}
 	return nil
 }
 
 // OnSignal implements runtime.SessionSignals: fn gets every signal of every
-// replica, and runtime.SignalEnd whenever a session is deleted (on this
-// replica or announced by another). fn runs on the goroutine that reads
+// replica, runtime.SignalEnd whenever a session is deleted (on this replica
+// or announced by another), and runtime.SignalGETOpened whenever a replica
+// holds a session's GET stream (HoldGET). fn runs on the goroutine that reads
 // pub/sub, so it must not block.
 func (s *Store) OnSignal(fn func(session, kind string, data []byte)) (stop func()) {
 	s.mu.Lock()
@@ -48,11 +49,15 @@ func (s *Store) signal(session, kind string, data []byte) {
 	}
 }
 
+func signalEnvelope(session, kind string, data []byte) []byte {
+	return envelope(kindSignal, []byte(session), []byte(kind), data)
+}
+
 func (s *Store) receiveSignal(payload string) {
-	session, kind, data, ok := decodeEnvelope([]byte(payload))
-	if !ok {
+	k, f, ok := openEnvelope([]byte(payload), 3)
+	if !ok || k != kindSignal {
 		s.log.Warn("redisstore: malformed session signal")
 		return
 	}
-	s.signal(session, kind, data)
+	s.signal(string(f[0]), string(f[1]), f[2])
 }

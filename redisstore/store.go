@@ -1,7 +1,12 @@
-// Package redisstore keeps legacy MCP sessions, pending server-to-client
-// requests, cross-replica messages and resumable SSE events in Redis, so that
-// any replica behind a load balancer without stickiness serves any request of
-// any session.
+// Package redisstore keeps legacy MCP sessions and resumable SSE events in
+// Redis and carries answers, cancellations and fallback messages between
+// replicas over its pub/sub, so that any replica behind a load balancer
+// without stickiness serves any request of any session.
+//
+// It costs Redis as little as it can: a request reads its session once (and
+// an answer to the replica that asked nothing more), an SSE event is one
+// pipelined write, a GET stream one round trip to open and one to close,
+// and an idle session nothing at all until it expires.
 //
 // One Store per server process. It is safe for concurrent use.
 package redisstore
@@ -42,16 +47,19 @@ type Options struct {
 	// BusBuffer is how many bus messages one local subscriber may fall behind
 	// before it is cut off (its channel closes); default 1024.
 	BusBuffer int
-	// SessionIdle is how long a session lives without a request; default 30m.
-	// Every request restarts it (Load refreshes the expiry in the same round trip).
+	// SessionIdle is how long a session lives without a sign of its client;
+	// default 30m. Every request restarts it (Load refreshes the expiry in
+	// the same round trip), and so do the opening and the end of a GET
+	// stream and, once a keep-alive tick, a connection the client holds open
+	// (Keep).
 	SessionIdle time.Duration
 	// PendingTTL bounds how long a pending server-to-client request stays
 	// answerable; default 10m. It is the longest a user may take to answer an
-	// elicitation: Configure caps the runtime's RequestTimeout at it. The
-	// record of a replica that died goes away after it too.
+	// elicitation: Configure caps the runtime's RequestTimeout at it.
 	PendingTTL time.Duration
-	// TombstoneTTL is how long an expired request answers "request expired"
-	// on every replica; default 5m.
+	// TombstoneTTL is how long an expired (or already answered) request
+	// answers "request expired" on every replica; default 5m. The replica
+	// that sent the request remembers it, within 10,000 requests.
 	TombstoneTTL time.Duration
 	// Logger receives the store's logs; nil discards them.
 	Logger *slog.Logger
@@ -64,7 +72,7 @@ type Store struct {
 	rdb    redis.UniversalClient
 	opts   Options
 	log    *slog.Logger
-	id     string // routing ID of this process: answers for its pending requests are published to its channel
+	id     string // routing ID of this process: answers for its requests, and messages for its GET streams, come to its channel
 	ps     *redis.PubSub
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,7 +80,11 @@ type Store struct {
 
 	subMu     sync.Mutex // orders SUBSCRIBE and UNSUBSCRIBE commands
 	mu        sync.Mutex
-	pending   map[pendingKey]*waiter
+	waits     map[pendingKey]func(runtime.Answer)   // this process's server-to-client requests waiting for answers
+	tombs     map[pendingKey]time.Time              // expired (or answered) requests, until when they say so
+	tombOrder []pendingKey                          // tombs, oldest first
+	replies   map[string]chan runtime.Resolution    // forwarded answers waiting for their outcome, by token
+	holds     map[string][]*subscription            // session -> GET streams held here (HoldGET), newest last
 	subs      map[string]map[*subscription]struct{} // channel -> local subscribers
 	confirmed map[string]chan struct{}              // channel -> closed once Redis confirmed the subscription
 	closed    bool
@@ -83,13 +95,12 @@ type Store struct {
 
 type pendingKey struct{ session, id string }
 
-type waiter struct {
-	deliver func(runtime.Answer)
-}
+// replicaIDLen is the length of a replica ID: 8 random bytes, hex-encoded.
+const replicaIDLen = 16
 
 // New starts a Store on rdb: it claims a routing ID and subscribes to this
-// process's answer channel, to session deletions and to session signals
-// (cancellations). Close it on shutdown.
+// process's channel, to session deletions and to session signals
+// (cancellations, GET stream openings). Close it on shutdown.
 func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.Prefix == "" {
 		opts.Prefix = "mcpgen:"
@@ -125,7 +136,10 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	s := &Store{
 		rdb: rdb, opts: opts, log: logger,
 		done:      make(chan struct{}),
-		pending:   map[pendingKey]*waiter{},
+		waits:     map[pendingKey]func(runtime.Answer){},
+		tombs:     map[pendingKey]time.Time{},
+		replies:   map[string]chan runtime.Resolution{},
+		holds:     map[string][]*subscription{},
 		subs:      map[string]map[*subscription]struct{}{},
 		confirmed: map[string]chan struct{}{},
 		signalFns: map[int]func(string, string, []byte){},
@@ -133,7 +147,7 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	// Claim a routing ID no other live process holds (SET NX), so a collision
 	// of random IDs is refused instead of mixing answers.
 	for attempt := 0; ; attempt++ {
-		id := randomHex(8)
+		id := randomHex(replicaIDLen / 2)
 		cctx, cancel := context.WithTimeout(ctx, opts.OpTimeout)
 		ok, err := rdb.SetNX(cctx, opts.Prefix+"replica:"+id, time.Now().UTC().Format(time.RFC3339), 7*24*time.Hour).Result()
 		cancel()
@@ -159,18 +173,18 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	return s, nil
 }
 
-// Configure selects the store in the runtime's options: sessions, pending
-// requests and events live in Redis, fallback messages reach a GET stream on
-// any replica through the session bus, spent single-use requestStates are
-// recorded for every replica, and outbound request IDs carry this process's
-// replica ID. This is the one line a deployment adds:
+// Configure selects the store in the runtime's options: sessions and events
+// live in Redis, answers reach the replica that asked (outbound request IDs
+// carry this process's replica ID), fallback messages reach a GET stream on
+// any replica through the session bus, and spent single-use requestStates
+// are recorded for every replica. This is the one line a deployment adds:
 //
 //	st.Configure(&opts)
 //	srv := runtime.NewServer(opts)
 func (s *Store) Configure(o *runtime.Options) {
 	o.Sessions = s.Sessions()
 	o.Pending = s.Pending()
-	o.Events = s.Events()
+	o.Events = eventStore{s: s, deletedWithSessions: true} // a session's Delete drops its events too
 	o.Bus = s
 	if o.StateLedger == nil {
 		o.StateLedger = s.StateLedger()
@@ -202,7 +216,13 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	clear(s.pending)
+	clear(s.waits)
+	for session, held := range s.holds {
+		for _, sub := range held {
+			sub.closeLocked()
+		}
+		delete(s.holds, session)
+	}
 	for ch, set := range s.subs {
 		for sub := range set {
 			sub.closeLocked()
@@ -227,13 +247,8 @@ func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
 // Keys. Every key of a session carries the session ID in braces (a Redis
 // Cluster hash tag), so a session's keys share one slot and its scripts run
 // on one node.
-func (s *Store) sessionKey(id string) string { return s.opts.Prefix + "s:{" + id + "}" }
-func (s *Store) pendingKey(session, id string) string {
-	return s.opts.Prefix + "p:{" + session + "}:" + id
-}
-func (s *Store) tombKey(session, id string) string {
-	return s.opts.Prefix + "t:{" + session + "}:" + id
-}
+func (s *Store) sessionKey(id string) string     { return s.opts.Prefix + "s:{" + id + "}" }
+func (s *Store) holderKey(session string) string { return s.opts.Prefix + "g:{" + session + "}" }
 func (s *Store) eventsKey(session, stream string) string {
 	return s.opts.Prefix + "e:{" + session + "}:" + stream
 }
@@ -273,7 +288,7 @@ func (s *Store) receive(msgs <-chan any) {
 			case *redis.Message:
 				switch m.Channel {
 				case s.answerChannel(s.id):
-					s.deliverAnswer(m.Payload)
+					s.receiveOwn([]byte(m.Payload))
 				case s.deletedChannel():
 					s.sessionDeleted(m.Payload)
 				case s.signalChannel():
@@ -283,6 +298,23 @@ func (s *Store) receive(msgs <-chan any) {
 				}
 			}
 		}
+	}
+}
+
+// receiveOwn dispatches what arrived on this replica's own channel.
+func (s *Store) receiveOwn(payload []byte) {
+	if len(payload) == 0 {
+		return
+	}
+	switch payload[0] {
+	case kindAnswer:
+		s.receiveAnswer(payload)
+	case kindReply:
+		s.receiveReply(payload)
+	case kindGET:
+		s.receiveGET(payload)
+	default:
+		s.log.Warn("redisstore: unknown message on the replica's channel", "kind", payload[0])
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,17 +131,23 @@ func wait(t *testing.T, ch answerBox) runtime.Answer {
 	}
 }
 
+// requestID is a server-to-client request ID as the runtime makes it on
+// the replica of st ("<replica>.<copy>-<n>").
+func requestID(st *Store, n int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`"%s.0a1b2c3d-%d"`, st.ReplicaID(), n))
+}
+
 func TestAnswersAreRoutedToTheWaitingReplica(t *testing.T) {
 	ss := newStores(t, 3, Options{})
 	a, b, c := ss[0].Pending(), ss[1].Pending(), ss[2].Pending()
 	ctx := context.Background()
-	id := json.RawMessage(`"r1-1"`)
+	id := requestID(ss[0], 1)
 	box := make(answerBox, 2)
 	if err := a.Register(ctx, "s1", id, box.deliver); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Register(ctx, "s1", id, box.deliver); err == nil {
-		t.Fatal("a second replica registered the same (session, ID)")
+	if err := a.Register(ctx, "s1", id, box.deliver); err == nil {
+		t.Fatal("registered the same (session, ID) twice")
 	}
 	// Another session's answer to this ID is unknown everywhere.
 	for i, r := range []runtime.PendingRouter{a, b, c} {
@@ -161,19 +169,30 @@ func TestAnswersAreRoutedToTheWaitingReplica(t *testing.T) {
 		}
 	}
 	// An error answer crosses too, and an answer on the owner itself is local.
-	id2 := json.RawMessage(`7`)
+	id2 := requestID(ss[0], 2)
 	if err := a.Register(ctx, "s1", id2, box.deliver); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := a.Resolve(ctx, "s1", json.RawMessage(` 7 `), runtime.Answer{Error: &runtime.Error{Code: -1, Message: "no"}}); res != runtime.Delivered {
-		t.Fatalf("local resolve = %v", res)
+	if res, _ := c.Resolve(ctx, "s1", id2, runtime.Answer{Error: &runtime.Error{Code: -1, Message: "no"}}); res != runtime.Delivered {
+		t.Fatalf("forwarded error answer = %v", res)
 	}
 	if got := wait(t, box); got.Error == nil || got.Error.Message != "no" {
 		t.Fatalf("got %+v", got)
 	}
-	// "7" (a string) is not 7 (a number).
-	if res, _ := c.Resolve(ctx, "s1", json.RawMessage(`"7"`), runtime.Answer{}); res != runtime.Unknown {
-		t.Fatalf(`"7" resolved as %v`, res)
+	id3 := requestID(ss[0], 3)
+	if err := a.Register(ctx, "s1", id3, box.deliver); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := a.Resolve(ctx, "s1", json.RawMessage(" "+string(id3)+" "), runtime.Answer{Result: json.RawMessage(`{}`)}); res != runtime.Delivered {
+		t.Fatalf("local resolve = %v", res)
+	}
+	wait(t, box)
+	// IDs no replica sends are unknown without asking anyone: a number, a
+	// string without a replica's prefix.
+	for _, other := range []string{`7`, `"7"`, `"r1-1"`} {
+		if res, err := c.Resolve(ctx, "s1", json.RawMessage(other), runtime.Answer{}); err != nil || res != runtime.Unknown {
+			t.Fatalf("%s resolved as %v, %v", other, res, err)
+		}
 	}
 }
 
@@ -182,35 +201,44 @@ func TestExpiredAndGoneRequestsAreExpiredEverywhere(t *testing.T) {
 	a, b, c := ss[0].Pending(), ss[1].Pending(), ss[2].Pending()
 	ctx := context.Background()
 	box := make(answerBox, 1)
-	if err := a.Register(ctx, "s", json.RawMessage(`"x-1"`), box.deliver); err != nil {
+	x1, x2 := requestID(ss[0], 1), requestID(ss[0], 2)
+	if err := a.Register(ctx, "s", x1, box.deliver); err != nil {
 		t.Fatal(err)
 	}
-	a.Expire(ctx, "s", json.RawMessage(`"x-1"`), true)
+	a.Expire(ctx, "s", x1, true)
 	for i, r := range []runtime.PendingRouter{a, b, c} {
-		if res, err := r.Resolve(ctx, "s", json.RawMessage(`"x-1"`), runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
+		if res, err := r.Resolve(ctx, "s", x1, runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
 			t.Fatalf("replica %d: late answer = %v, %v", i, res, err)
 		}
 	}
 	// Expire without a tombstone (never sent): unknown afterwards.
-	if err := a.Register(ctx, "s", json.RawMessage(`"x-2"`), box.deliver); err != nil {
+	if err := a.Register(ctx, "s", x2, box.deliver); err != nil {
 		t.Fatal(err)
 	}
-	a.Expire(ctx, "s", json.RawMessage(`"x-2"`), false)
-	if res, _ := b.Resolve(ctx, "s", json.RawMessage(`"x-2"`), runtime.Answer{}); res != runtime.Unknown {
+	a.Expire(ctx, "s", x2, false)
+	if res, _ := b.Resolve(ctx, "s", x2, runtime.Answer{}); res != runtime.Unknown {
 		t.Fatalf("never-sent request resolved as %v", res)
 	}
 	// The waiting replica goes away: its answers are "expired", not lost silently.
-	if err := c.Register(ctx, "s", json.RawMessage(`"y-1"`), box.deliver); err != nil {
+	y1 := requestID(ss[2], 1)
+	if err := c.Register(ctx, "s", y1, box.deliver); err != nil {
 		t.Fatal(err)
 	}
 	ss[2].Close()
-	if res, err := b.Resolve(ctx, "s", json.RawMessage(`"y-1"`), runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
+	if res, err := b.Resolve(ctx, "s", y1, runtime.Answer{Result: json.RawMessage(`{}`)}); err != nil || res != runtime.Expired {
 		t.Fatalf("answer for a gone replica = %v, %v", res, err)
 	}
 	select {
 	case a := <-box:
 		t.Fatalf("unexpected delivery %+v", a)
 	default:
+	}
+	// Nothing of all this is in Redis: requests and tombstones live in the
+	// replica that asked.
+	for _, k := range ss[0].rdb.Keys(ctx, ss[0].opts.Prefix+"*").Val() {
+		if !strings.HasPrefix(k, ss[0].opts.Prefix+"replica:") {
+			t.Errorf("the router wrote %s", k)
+		}
 	}
 }
 
@@ -250,7 +278,7 @@ func TestEventsReplayOnAnyReplica(t *testing.T) {
 		t.Fatalf("replay after the 2nd event = %q, %v", got, err)
 	}
 	// Another session never sees these events.
-	if _, err := b.Replay(ctx, "other", prime, func(string, []byte) error { t.Fatal("replayed another session's event"); return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+	if _, err := b.Replay(ctx, "other", prime, func(string, []byte) error { t.Fatal("replayed another session's event"); return nil }); err != nil {
 		t.Fatalf("other session: %v", err)
 	}
 	// Bounded length: two more events evict the priming event and "one".
@@ -274,8 +302,59 @@ func TestEventsReplayOnAnyReplica(t *testing.T) {
 	if err := b.DeleteSession(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Replay(ctx, "s", ids[2], func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
+	if n := ss[0].rdb.Exists(ctx, ss[0].eventsKey("s", "r1.1"), ss[0].eventsKey("s", "r1.2"), ss[0].streamsKey("s")).Val(); n != 0 {
+		t.Fatalf("%d keys of the session's events outlive DeleteSession", n)
+	}
+	if _, err := a.Replay(ctx, "s", ids[0], func(string, []byte) error { t.Fatal("replayed a deleted event"); return nil }); err != nil {
 		t.Fatalf("replay after DeleteSession: %v", err)
+	}
+}
+
+// A StreamEventStore stream: its priming event is named, not stored; its
+// first event indexes it for deletion; a replay from the priming ID
+// replays everything, a replay from a later priming ID (after events) what
+// follows, and a replay from before evicted events fails.
+func TestStreamEventsNeedNoPrimingWrite(t *testing.T) {
+	st := newStores(t, 1, Options{EventsPerStream: 3})[0]
+	es := st.Events().(runtime.StreamEventStore)
+	ctx := context.Background()
+	prime := es.PrimeAfter("s", "x.1", "")
+	if n := st.rdb.Exists(ctx, st.eventsKey("s", "x.1"), st.streamsKey("s")).Val(); n != 0 {
+		t.Fatalf("priming wrote %d keys", n)
+	}
+	last := ""
+	var ids []string
+	for _, d := range []string{"one", "two"} {
+		id, err := es.AppendAfter(ctx, "s", "x.1", last, []byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, last = append(ids, id), id
+	}
+	if m := st.rdb.SMembers(ctx, st.streamsKey("s")).Val(); len(m) != 1 || m[0] != st.eventsKey("s", "x.1") {
+		t.Fatalf("the session's stream index is %q", m)
+	}
+	replayed := func(from string) ([]string, error) {
+		var got []string
+		_, err := es.Replay(ctx, "s", from, func(id string, d []byte) error { got = append(got, id+"="+string(d)); return nil })
+		return got, err
+	}
+	if got, err := replayed(prime); err != nil || strings.Join(got, " ") != ids[0]+"=one "+ids[1]+"=two" {
+		t.Fatalf("replay from the priming event: %q, %v", got, err)
+	}
+	reprime := es.PrimeAfter("s", "x.1", last) // a stream primed again after events (a GET stream reopened)
+	three, err := es.AppendAfter(ctx, "s", "x.1", last, []byte("three"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := replayed(reprime); err != nil || strings.Join(got, " ") != three+"=three" {
+		t.Fatalf("replay from the second priming event: %q, %v", got, err)
+	}
+	if _, err := es.AppendAfter(ctx, "s", "x.1", three, []byte("four")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := replayed(prime); !errors.Is(err, runtime.ErrEventNotFound) {
+		t.Fatalf("replay from before an evicted event: %q, %v", got, err)
 	}
 }
 

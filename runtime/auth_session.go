@@ -16,6 +16,12 @@ func (s *Server) lookupSession(ctx context.Context, id string) (*session, error)
 	if err != nil {
 		return nil, err
 	}
+	return s.callersSession(ctx, sess)
+}
+
+// callersSession returns sess if it is the caller's principal's, or
+// ErrSessionNotFound.
+func (s *Server) callersSession(ctx context.Context, sess *session) (*session, error) {
 	sess.mu.Lock()
 	owner := sess.state.Principal
 	sess.mu.Unlock()

@@ -16,6 +16,9 @@ type frame struct {
 	data   []byte
 	final  bool // a response to a request that arrived on this stream
 	status int  // the HTTP status of a final frame written as JSON; 0 means 200
+	// unstored frames go out without an event ID and are not kept for
+	// Last-Event-ID: keep-alive pings, which a resumed stream need not repeat.
+	unstored bool
 }
 
 // backpressureWait is the bounded buffer of one stream. While the stream is

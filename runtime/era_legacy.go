@@ -118,8 +118,7 @@ func (x *legacyExchange) notify(ctx context.Context, method string, params any) 
 	if err != nil {
 		return err
 	}
-	_, err = x.sender.send(ctx, data)
-	return err
+	return x.sender.notify(ctx, data)
 }
 
 // sessionCore serves the legacy era (2025-03-26 to 2025-11-25): each

@@ -30,6 +30,23 @@ type EventStore interface {
 	DeleteSession(ctx context.Context, sessionID string) error
 }
 
+// StreamEventStore is an optional interface of an EventStore that a
+// stream's writer tells where the stream stands: the ID of the last event
+// it stored there ("" before the first). A shared store (redisstore) then
+// writes each event once, indexes a stream for deletion at its first event
+// only, and stores nothing at all for a priming event. The runtime uses it
+// whenever the store has it.
+type StreamEventStore interface {
+	EventStore
+	// AppendAfter stores the next event of a stream whose last stored event
+	// is last ("" when none) and returns its ID.
+	AppendAfter(ctx context.Context, sessionID, streamID, last string, data []byte) (eventID string, err error)
+	// PrimeAfter returns the ID of a priming event of a stream whose last
+	// stored event is last ("" when none), storing nothing: a Replay from it
+	// replays every event stored after it.
+	PrimeAfter(sessionID, streamID, last string) string
+}
+
 // MemoryEventStore is the default EventStore: per session, the newest Limit
 // events across all its streams, at most MaxBytes of data. Event IDs are
 // "<stream>_<n>" with n counting the session's events, so they are unique in

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -24,7 +25,15 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}
-	sess, err := s.lookupSession(r.Context(), id)
+	last := r.Header.Get(headerLastEventID)
+	routes, _ := s.opts.Bus.(GETRoutes)
+	var sess *session
+	var err error
+	if routes != nil && last == "" {
+		sess, err = s.lookupHeldSession(r.Context(), id) // HoldGET checks the session
+	} else {
+		sess, err = s.lookupSession(r.Context(), id)
+	}
 	if err != nil {
 		s.sessionError(w, nil, err)
 		return
@@ -39,7 +48,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	defer s.d.streams.give(caller, 1)
 	ctx := r.Context()
 	sw := newSSEWriter(w)
-	if last := r.Header.Get(headerLastEventID); last != "" {
+	if last != "" {
 		streamID, ok := s.events.StreamOf(sess.id, last)
 		if !ok {
 			writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unknown or expired Last-Event-ID"})
@@ -60,9 +69,24 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := sess.standaloneStream()
+	if routes != nil {
+		msgs, release, err := routes.HoldGET(ctx, sess.id)
+		if err != nil {
+			if errors.Is(err, ErrSessionNotFound) {
+				s.endedElsewhere(sess)
+			}
+			s.sessionError(w, nil, err)
+			return
+		}
+		sess.kept.Store(time.Now().UnixNano())
+		s.forward(ctx, msgs, release, st)
+	}
 	sw.start(sess.id)
 	gen, takeover := st.attach()
-	s.forwardBus(ctx, sess, st)
+	sess.getStreamOpened()
+	if routes == nil {
+		s.forwardBus(ctx, sess, st)
+	}
 	if sess.version() >= Version20251125 {
 		if err := st.prime(ctx, sw); err != nil {
 			st.detach(gen)

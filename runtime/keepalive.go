@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -13,12 +14,16 @@ import (
 // from the session's sharedIDAllocator, like any server-to-client request),
 // ends sessions idle past SessionIdleTimeout and sweeps old tombstones. A
 // session is never ended for an unanswered ping, so clients that only POST
-// keep their sessions.
+// keep their sessions. With a shared store, an idle session costs the store
+// nothing: requests restart its idle expiry there, and the tick restarts it
+// only for the sessions whose client holds a connection open without
+// sending requests, all of them in one SessionKeeper call.
 type janitor struct {
 	mu      sync.Mutex
 	started bool
 	stop    chan struct{}
 	done    chan struct{}
+	last    time.Time // when the previous tick ran (the janitor's goroutine only)
 }
 
 func (s *Server) startJanitor() {
@@ -49,11 +54,7 @@ func (s *Server) stopJanitor() {
 
 func (s *Server) runJanitor(stop, done chan struct{}) {
 	defer close(done)
-	every := s.opts.KeepAlive
-	if every <= 0 {
-		every = time.Minute
-	}
-	t := time.NewTicker(every)
+	t := time.NewTicker(s.tickEvery())
 	defer t.Stop()
 	for {
 		select {
@@ -68,12 +69,15 @@ func (s *Server) runJanitor(stop, done chan struct{}) {
 // tick is one round of the janitor.
 func (s *Server) tick() {
 	now := time.Now()
+	prev := s.janitor.last
+	s.janitor.last = now
 	s.smu.RLock()
 	list := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		list = append(list, sess)
 	}
 	s.smu.RUnlock()
+	var keep []*session
 	for _, sess := range list {
 		if s.idle(sess, now) {
 			if s.opts.Sessions != nil {
@@ -89,18 +93,61 @@ func (s *Server) tick() {
 			s.endSession(s.baseCtx, sess)
 			continue
 		}
-		if s.opts.Sessions != nil && s.refresh(s.baseCtx, sess) != nil {
-			continue // ended on another replica (or the store is down: try next tick)
+		if s.opts.Sessions != nil && sess.kept.Load() <= prev.UnixNano() && sess.connected() {
+			keep = append(keep, sess) // no request restarted its expiry since the previous tick
 		}
 		if s.opts.KeepAlive > 0 {
 			s.keepAlive(sess)
 		}
+		if s.opts.Bus != nil {
+			sess.forgetNoGET()
+		}
 	}
+	s.keepSessions(keep, now)
 	if sw, ok := s.pending.(interface{ Sweep() }); ok {
 		sw.Sweep()
 	}
 	if s.onTick != nil {
 		s.onTick()
+	}
+}
+
+// tickEvery is the janitor's interval.
+func (s *Server) tickEvery() time.Duration {
+	if s.opts.KeepAlive <= 0 {
+		return time.Minute
+	}
+	return s.opts.KeepAlive
+}
+
+// keepSessions restarts the idle expiry in a shared store of the sessions
+// whose client holds a connection open but sent no request since the last
+// tick: a client that is there, and whose session must not expire for it.
+// A session the store no longer has ended elsewhere (a deletion whose
+// announcement was lost): it ends here too.
+func (s *Server) keepSessions(list []*session, now time.Time) {
+	keeper, ok := s.sessionStore.(SessionKeeper)
+	if !ok || len(list) == 0 {
+		return
+	}
+	ids := make([]string, len(list))
+	for i, sess := range list {
+		ids[i] = sess.id
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, s.tickEvery())
+	gone, err := keeper.Keep(ctx, ids)
+	cancel()
+	if err != nil {
+		s.logger.Warn("restarting the idle expiry of connected sessions", "sessions", len(ids), "error", err)
+		return // the next tick tries again
+	}
+	for _, sess := range list {
+		sess.kept.Store(now.UnixNano())
+	}
+	for _, id := range gone {
+		if sess := s.heldSession(id); sess != nil {
+			s.endedElsewhere(sess)
+		}
 	}
 }
 
@@ -119,8 +166,9 @@ func (s *Server) idle(sess *session, now time.Time) bool {
 
 // keepAlive pings the session's GET stream when a client is attached to it.
 // The previous ping, if still unanswered, expires (a late answer gets
-// "request expired"), whether or not the stream is still attached. Nothing
-// else happens to the session.
+// "request expired"), whether or not the stream is still attached; an
+// answered one is done with. Nothing else happens to the session. A ping
+// is not kept for Last-Event-ID: a resumed stream need not repeat it.
 func (s *Server) keepAlive(sess *session) {
 	sess.mu.Lock()
 	st := sess.standalone
@@ -129,8 +177,7 @@ func (s *Server) keepAlive(sess *session) {
 	sess.mu.Unlock()
 	ctx := context.WithoutCancel(sess.ctx)
 	if prev != nil {
-		// Also when the stream is gone: its pending record must not wait
-		// for PendingTTL in a shared store.
+		// Also when the stream is gone: its wait must end.
 		s.pending.Expire(ctx, sess.id, prev, true)
 	}
 	if st == nil || !st.attached() {
@@ -138,15 +185,26 @@ func (s *Server) keepAlive(sess *session) {
 	}
 	id := sess.ids.next()
 	data, _ := encodeRequest(id, methodPing, nil)
-	_ = s.pending.Register(ctx, sess.id, id, func(Answer) {})
-	if !st.q.tryPush(frame{data: data}) {
-		s.pending.Expire(ctx, sess.id, id, false)
-		return
-	}
+	_ = s.pending.Register(ctx, sess.id, id, func(Answer) { sess.pingAnswered(id) })
 	sess.mu.Lock()
 	sess.pingID = id
 	sess.mu.Unlock()
+	if !st.q.tryPush(frame{data: data, unstored: true}) {
+		sess.pingAnswered(id)
+		s.pending.Expire(ctx, sess.id, id, false)
+		return
+	}
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("session", sess.id),
 		slog.String("method", methodPing), slog.String("id", string(json.RawMessage(id))),
 		slog.String("route", routeName(st)), slog.String("outcome", "sent"))
+}
+
+// pingAnswered forgets the outstanding keep-alive ping id: answered (or
+// never sent), it must not be expired at the next tick.
+func (sess *session) pingAnswered(id json.RawMessage) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if bytes.Equal(sess.pingID, id) {
+		sess.pingID = nil
+	}
 }

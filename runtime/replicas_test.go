@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -78,7 +79,7 @@ func TestTwoReplicasShareSessions(t *testing.T) {
 		done <- resp
 	}()
 	el := next(t, get)
-	if el.msg.Method != "elicitation/create" || string(el.msg.ID)[:3] != `"b-` {
+	if el.msg.Method != "elicitation/create" || !strings.HasPrefix(string(el.msg.ID), `"b.`) {
 		t.Fatalf("got %s", el.data)
 	}
 	c.url = urls[0] // the answer lands on replica a

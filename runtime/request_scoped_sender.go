@@ -36,6 +36,29 @@ func (r *requestScopedSender) send(ctx context.Context, data []byte) (*stream, e
 	return r.sess.sendStandalone(ctx, data, r.sess.srv.opts.FallbackWait)
 }
 
+// notify is send for a notification the client can do without (progress,
+// logs): on the request's own stream like any message, and otherwise on a
+// GET stream open now, never waiting for one. On a request whose client
+// takes JSON only, a notification with no GET stream open anywhere is
+// dropped: the handler is not held up and its call does not fail for want
+// of a route. On a request whose event stream the client left (abandoned,
+// or the session ended), it fails with errNoRoute instead, as every send of
+// the call does, so that a handler may stop work nobody will receive.
+func (r *requestScopedSender) notify(ctx context.Context, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if o := r.origin; o != nil && o.sse {
+		err := o.push(ctx, data)
+		if !errors.Is(err, errStreamFinished) {
+			return err
+		}
+		_, err = r.sess.sendStandalone(ctx, data, 0)
+		return err
+	}
+	return r.sess.notifyStandalone(ctx, data)
+}
+
 // routeName names a stream for logs: "post:<id>", "get:<id>" or "stdio".
 func routeName(st *stream) string {
 	switch {

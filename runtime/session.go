@@ -23,25 +23,28 @@ type session struct {
 
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 	openedAt atomic.Int64 // unix nanoseconds of its SessionOpened event; 0 when none is owed a SessionClosed
+	kept     atomic.Int64 // unix nanoseconds when a shared store last restarted its idle expiry
 
-	mu              sync.Mutex
-	state           SessionState
-	caps            ClientCapabilities
-	nextStream      uint64
-	streams         map[string]*stream // streams a client may resume
-	standalone      *stream
-	standaloneReady chan struct{}  // closed when the GET stream first attaches
-	inflight        []inflightCall // incoming requests; a slice that keeps its capacity, so a request costs no map
-	roomFreed       chan struct{}  // closed when a request leaves inflight, while a batch waits for room
-	conns           []heldConn     // the client's open HTTP requests (hold), likewise
-	nextConn        uint64
-	closed          bool
-	established     bool            // an initialize created it (a stdio connection's becomes so at its initialize)
-	stdio           bool            // a stdio connection's session: not in the store
-	inputClosed     chan struct{}   // stdio: closed at EOF, when no answer can come
-	pingID          json.RawMessage // the outstanding keep-alive ping
-	bus             *stream         // route through the SessionBus, once used
-	stdioOut        *stream         // stdio: the connection's output, for messages unrelated to a request
+	mu          sync.Mutex
+	state       SessionState
+	caps        ClientCapabilities
+	nextStream  uint64
+	streams     map[string]*stream // streams a client may resume
+	standalone  *stream
+	getOpened   chan struct{}  // closed when a GET stream opens, here or on another replica; nil while nobody waits
+	getOpenings uint32         // GET streams opened, here or announced by another replica
+	noGETSince  uint32         // getOpenings+1 while no replica is known to hold a GET stream; else stale
+	inflight    []inflightCall // incoming requests; a slice that keeps its capacity, so a request costs no map
+	roomFreed   chan struct{}  // closed when a request leaves inflight, while a batch waits for room
+	conns       []heldConn     // the client's open HTTP requests (hold), likewise
+	nextConn    uint64
+	closed      bool
+	established bool            // an initialize created it (a stdio connection's becomes so at its initialize)
+	stdio       bool            // a stdio connection's session: not in the store
+	inputClosed chan struct{}   // stdio: closed at EOF, when no answer can come
+	pingID      json.RawMessage // the outstanding keep-alive ping
+	bus         *stream         // route through the SessionBus, once used
+	stdioOut    *stream         // stdio: the connection's output, for messages unrelated to a request
 }
 
 // errClientCancelled is the cause of a handler context the client cancelled
@@ -58,9 +61,17 @@ func newSessionID() string {
 func (s *Server) liveSession(st SessionState) *session {
 	ctx, cancel := context.WithCancelCause(s.baseCtx)
 	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: func() { cancel(ErrSessionNotFound) }, state: st, established: true}
-	sess.ids.prefix = s.opts.ReplicaID
+	if s.opts.ReplicaID != "" {
+		// A replica may forget a session (idle here) and load it again: each
+		// local copy has a prefix of its own, so that it never reuses a
+		// request ID or a stream ID of an earlier copy.
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		sess.ids.prefix = s.opts.ReplicaID + "." + hex.EncodeToString(b[:])
+	}
 	sess.caps = parseClientCapabilities(st.ClientCapabilities)
 	sess.touch()
+	sess.kept.Store(sess.lastSeen.Load())
 	return sess
 }
 
@@ -102,6 +113,7 @@ func (s *Server) createSession(ctx context.Context, st SessionState) (*session, 
 	s.creating--
 	if sess != nil {
 		s.sessions[st.ID] = sess
+		sess.noGETSince = 1 // no client could open one before initialize returned
 	}
 	s.smu.Unlock()
 	if err != nil {
@@ -122,12 +134,14 @@ func (s *Server) findSession(ctx context.Context, id string) (*session, error) {
 	if sess != nil {
 		if s.opts.Sessions != nil {
 			// A shared store is the truth: another replica may have ended the
-			// session or changed its log level.
+			// session or changed its log level. The read restarts the
+			// session's idle expiry there too.
 			if err := s.refresh(ctx, sess); err != nil {
 				return nil, err
 			}
 		}
 		sess.touch()
+		sess.kept.Store(sess.lastSeen.Load())
 		return sess, nil
 	}
 	st, err := s.sessionStore.Load(ctx, id)
@@ -142,6 +156,24 @@ func (s *Server) findSession(ctx context.Context, id string) (*session, error) {
 	}
 	s.startJanitor()
 	return sess, nil
+}
+
+// lookupHeldSession is lookupSession with no read of the store when this
+// process holds the session: for a request whose next step checks the
+// session in the store anyway (a GET stream's GETRoutes.HoldGET).
+func (s *Server) lookupHeldSession(ctx context.Context, id string) (*session, error) {
+	if sess := s.heldSession(id); sess != nil {
+		return s.callersSession(ctx, sess)
+	}
+	return s.lookupSession(ctx, id)
+}
+
+// heldSession is the session id as this process holds it, with no look at
+// the store, or nil.
+func (s *Server) heldSession(id string) *session {
+	s.smu.RLock()
+	defer s.smu.RUnlock()
+	return s.sessions[id]
 }
 
 // refresh reloads a session's state from a shared store; a session the store
@@ -173,12 +205,14 @@ func (s *Server) dropLocal(sess *session) {
 // endSession terminates a session: its calls and tasks are cancelled, its
 // streams end and every store forgets it.
 func (s *Server) endSession(ctx context.Context, sess *session) {
+	// The store first: a request that misses the session in this process a
+	// moment later must not load it back from the store.
+	_ = s.sessionStore.Delete(ctx, sess.id)
 	s.smu.Lock()
 	delete(s.sessions, sess.id)
 	s.smu.Unlock()
 	sess.close()
 	s.tasks.endSession(sess.id)
-	_ = s.sessionStore.Delete(ctx, sess.id)
 	_ = s.events.DeleteSession(ctx, sess.id)
 	s.pending.DeleteSession(ctx, sess.id)
 }
@@ -343,45 +377,139 @@ func (sess *session) standaloneStream() *stream {
 		st.q.finish()
 	}
 	sess.standalone = st
-	if sess.standaloneReady != nil {
-		close(sess.standaloneReady)
-	} else {
-		sess.standaloneReady = closedChan
-	}
 	return st
 }
 
-// sendStandalone queues data on the GET stream, waiting up to wait for the
-// client to open one. It is the fallback of the requestScopedSender.
-func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.Duration) (*stream, error) {
+// knownNoGET reports whether no replica holds a GET stream of the session,
+// as far as the announcements of openings tell (when announcesGET), and
+// the count of openings so far, for noGETAsOf after asking the bus.
+func (sess *session) knownNoGET() (bool, uint32) {
 	sess.mu.Lock()
-	st := sess.standalone
-	if st == nil && sess.standaloneReady == nil {
-		sess.standaloneReady = make(chan struct{})
+	defer sess.mu.Unlock()
+	return sess.noGETSince == sess.getOpenings+1, sess.getOpenings
+}
+
+// noGETAsOf records that the bus found no GET stream of the session when
+// openings GET streams had opened; an opening announced meanwhile makes
+// the finding stale.
+func (sess *session) noGETAsOf(openings uint32) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.getOpenings == openings {
+		sess.noGETSince = openings + 1
 	}
-	ready := sess.standaloneReady
-	sess.mu.Unlock()
-	if st == nil {
+}
+
+// forgetNoGET drops what knownNoGET knows: an announcement may have been
+// lost (the keep-alive tick calls it, bounding that to one interval).
+func (sess *session) forgetNoGET() {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.noGETSince = 0
+}
+
+// getStreamOpened wakes the messages waiting for a GET stream of the
+// session: one opened here, or another replica announced one.
+func (sess *session) getStreamOpened() {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.getOpenings++
+	if sess.getOpened != nil {
+		close(sess.getOpened)
+		sess.getOpened = nil
+	}
+}
+
+// sendStandalone sends data on the session's GET stream: the fallback of
+// the requestScopedSender for a request whose own stream cannot carry it,
+// and the route of URL completions. The GET stream attached here comes
+// first, then the one another replica holds (through the SessionBus); in
+// one process, a GET stream that was opened once queues for the client's
+// next GET. With no GET stream open anywhere, it waits up to wait for one
+// to open, here or on another replica (which the bus announces): nothing is
+// sent while nobody can receive it.
+func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.Duration) (*stream, error) {
+	return sess.fallback(ctx, data, wait, false)
+}
+
+// notifyStandalone is sendStandalone for a notification the client can do
+// without (progress, logs): it never waits. With no GET stream open
+// anywhere, or one whose buffer is full, data is dropped; a failure to
+// reach another replica is logged, not returned. So a handler is never
+// held up, and its call never fails, for want of a route.
+func (sess *session) notifyStandalone(ctx context.Context, data []byte) error {
+	_, err := sess.fallback(ctx, data, 0, true)
+	if err != nil && ctx.Err() == nil {
+		sess.srv.logger.Debug("notification dropped", "session", sess.id, "error", err)
+		return nil
+	}
+	return err
+}
+
+// fallback is sendStandalone; lossy drops data rather than wait.
+func (sess *session) fallback(ctx context.Context, data []byte, wait time.Duration, lossy bool) (*stream, error) {
+	bus := sess.srv.opts.Bus
+	var timeout <-chan time.Time
+	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if bus := sess.srv.opts.Bus; bus != nil {
-			return sess.publishFallback(ctx, bus, data, wait, ready)
+		sess.mu.Lock()
+		st := sess.standalone
+		if sess.getOpened == nil && !lossy && wait > 0 {
+			sess.getOpened = make(chan struct{})
 		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
+		opened := sess.getOpened // taken before looking elsewhere: an opening after the look still wakes us
+		sess.mu.Unlock()
+		if st != nil && (bus == nil || st.attached()) {
+			if lossy {
+				if !st.q.tryPush(frame{data: data}) {
+					sess.srv.logger.Debug("notification dropped: the GET stream is full", "session", sess.id)
+				}
+				return st, nil
+			}
+			return st, st.push(ctx, data)
+		}
+		if bus != nil {
+			announced := announcesGET(bus)
+			none, openings := sess.knownNoGET()
+			if announced && none && lossy {
+				sess.srv.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
+				return nil, nil
+			}
+			sent, err := sess.sendRemoteGET(ctx, data)
+			if err != nil {
+				return nil, err
+			}
+			if sent {
+				return sess.busStream(), nil
+			}
+			if announced {
+				sess.noGETAsOf(openings)
+			}
+		}
+		if lossy {
+			sess.srv.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
+			return nil, nil
+		}
+		if wait <= 0 {
+			return nil, errNoRoute
+		}
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
 		select {
-		case <-ready:
+		case <-opened:
+		case <-timeout:
+			return nil, errNoRoute
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-sess.ctx.Done():
 			return nil, ErrSessionNotFound
-		case <-t.C:
-			return nil, errNoRoute
 		}
-		st = sess.standaloneStream()
 	}
-	return st, st.push(ctx, data)
 }
 
 // errNoRoute: the originating stream is finished and no GET stream opened in

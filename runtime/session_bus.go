@@ -42,7 +42,33 @@ type SessionSignals interface {
 const (
 	SignalCancel = "cancel" // data: the ID of the client request to cancel
 	SignalEnd    = "end"    // the session ended; no data
+	// SignalGETOpened: a GET stream of the session opened on some replica
+	// (GETRoutes.HoldGET announces it); no data. Messages waiting for a
+	// route to the client try again.
+	SignalGETOpened = "get"
 )
+
+// GETRoutes is an optional interface of a SessionBus whose replicas share
+// one session store (redisstore's). It carries fallback messages to the
+// replica that holds a session's GET stream at the cost of one round trip
+// per message, opening, and closing, and it never sends a message when no
+// replica holds one, so that a message with no route costs nothing. With
+// it, a GET request needs no read of the session store of its own: HoldGET
+// checks the session. When the bus has SessionSignals too, HoldGET
+// announces SignalGETOpened, which wakes the messages of the session that
+// wait for a route on every replica.
+type GETRoutes interface {
+	// HoldGET makes this replica the one that holds sessionID's GET stream
+	// and delivers what SendGET sends it on msgs, until release is called
+	// or ctx ends (msgs then closes). In the same step it checks that the
+	// session exists (ErrSessionNotFound otherwise) and restarts its idle
+	// expiry; release restarts it once more, the connection's end being the
+	// client's last sign of life.
+	HoldGET(ctx context.Context, sessionID string) (msgs <-chan []byte, release func(), err error)
+	// SendGET delivers msg to the replica holding sessionID's GET stream.
+	// It reports false, having sent nothing, when no live replica holds one.
+	SendGET(ctx context.Context, sessionID string, msg []byte) (sent bool, err error)
+}
 
 // listenSignals registers the Server for its Bus's signals, when it has
 // them; Close unregisters it.
@@ -69,9 +95,17 @@ func (s *Server) onSignal(sessionID, kind string, data []byte) {
 	case SignalCancel:
 		sess.cancelLocal(json.RawMessage(data))
 	case SignalEnd:
-		s.dropLocal(sess)
-		s.tasks.endSession(sessionID) // the tasks it runs here end with it
+		s.endedElsewhere(sess)
+	case SignalGETOpened:
+		sess.getStreamOpened()
 	}
+}
+
+// endedElsewhere ends the local copy of a session that another replica
+// ended (or the store expired), with the tasks it runs here.
+func (s *Server) endedElsewhere(sess *session) {
+	s.dropLocal(sess)
+	s.tasks.endSession(sess.id)
 }
 
 // signalCancel carries a notifications/cancelled for a request this
@@ -89,44 +123,33 @@ func (sess *session) signalCancel(id json.RawMessage) {
 // busTopicGET is the topic of a session's GET stream.
 const busTopicGET = "get"
 
-// busRetry is how often a fallback publish is retried while no replica
-// holds the session's GET stream.
+// announcesGET reports whether every GET stream that opens on any replica
+// is announced (SignalGETOpened): a bus with GETRoutes and SessionSignals.
+func announcesGET(bus SessionBus) bool {
+	_, routes := bus.(GETRoutes)
+	_, signals := bus.(SessionSignals)
+	return routes && signals
+}
+
+// busRetry is how long a bus subscription that ended waits before it is
+// made again (change notifications).
 const busRetry = 25 * time.Millisecond
 
-// publishFallback is sendStandalone across replicas: a local GET stream
-// wins, otherwise the message goes to the replica that has one, retried
-// until wait ends.
-func (sess *session) publishFallback(ctx context.Context, bus SessionBus, data []byte, wait time.Duration, ready <-chan struct{}) (*stream, error) {
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	tick := time.NewTicker(busRetry)
-	defer tick.Stop()
-	for {
-		n, err := bus.Publish(ctx, sess.id, busTopicGET, data)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			return sess.busStream(), nil
-		}
-		select {
-		case <-ready:
-			st := sess.standaloneStream()
-			return st, st.push(ctx, data)
-		case <-tick.C:
-		case <-timer.C:
-			return nil, errNoRoute
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-sess.ctx.Done():
-			return nil, ErrSessionNotFound
-		}
+// sendRemoteGET sends data to the GET stream another replica holds, and
+// reports whether one did: with GETRoutes only to the replica holding it,
+// otherwise published on the session's "get" topic.
+func (sess *session) sendRemoteGET(ctx context.Context, data []byte) (bool, error) {
+	bus := sess.srv.opts.Bus
+	if r, ok := bus.(GETRoutes); ok {
+		return r.SendGET(ctx, sess.id, data)
 	}
+	n, err := bus.Publish(ctx, sess.id, busTopicGET, data)
+	return n > 0, err
 }
 
 // busStream is the route of messages that went to another replica's GET
-// stream; pushing to it publishes again (notifications/cancelled takes the
-// same route).
+// stream; pushing to it sends there again (notifications/cancelled takes
+// the same route).
 func (sess *session) busStream() *stream {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
@@ -137,7 +160,7 @@ func (sess *session) busStream() *stream {
 }
 
 // forwardBus feeds the messages other replicas publish for this session's
-// GET stream into st until ctx ends.
+// GET stream into st until ctx ends (a bus without GETRoutes).
 func (s *Server) forwardBus(ctx context.Context, sess *session, st *stream) {
 	bus := s.opts.Bus
 	if bus == nil {
@@ -148,8 +171,13 @@ func (s *Server) forwardBus(ctx context.Context, sess *session, st *stream) {
 		s.logger.Warn("subscribing to the session bus", "session", sess.id, "error", err)
 		return
 	}
+	s.forward(ctx, msgs, cancel, st)
+}
+
+// forward feeds msgs into st until msgs closes or ctx ends, then calls done.
+func (s *Server) forward(ctx context.Context, msgs <-chan []byte, done func(), st *stream) {
 	go func() {
-		defer cancel()
+		defer done()
 		for {
 			select {
 			case m, ok := <-msgs:

@@ -57,6 +57,19 @@ type SessionProber interface {
 	Exists(ctx context.Context, id string) (bool, error)
 }
 
+// SessionKeeper is an optional interface of a SessionStore that expires
+// idle sessions itself (redisstore's). Every request restarts its session's
+// idle expiry through Load; Keep restarts it for the sessions whose client
+// holds a connection open without sending requests (a GET stream, a long
+// call). The keep-alive tick calls it once for all such sessions of the
+// replica, so it should cost a bounded number of round trips however many
+// ids there are.
+type SessionKeeper interface {
+	// Keep restarts the idle expiry of each session in ids and returns
+	// those that no longer exist (deleted or expired elsewhere).
+	Keep(ctx context.Context, ids []string) (gone []string, err error)
+}
+
 // MemorySessionStore is the default SessionStore.
 type MemorySessionStore struct {
 	mu sync.RWMutex

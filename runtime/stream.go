@@ -32,7 +32,8 @@ type stream struct {
 	giveUp   *time.Timer // gives the stream up when no writer resumes it in time
 	upgraded bool        // went out as SSE: its events are stored and resumable
 
-	wmu sync.Mutex // held while one event is stored and written
+	wmu        sync.Mutex // held while one event is stored and written
+	lastStored string     // the ID of the last event stored, under wmu ("" before the first)
 
 	// startWriter, when set, starts the stream's writer on the first push
 	// (a POST whose handler runs on the request's goroutine).
@@ -40,11 +41,19 @@ type stream struct {
 	writerOnce  sync.Once
 }
 
+// newStream starts a stream of the session. Its ID is unique in the
+// session: a count, after the session's ID prefix when replicas share it
+// (so that streams of two replicas, or of two local copies of the session
+// on one replica, never share events in a shared event store).
 func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 	sess.mu.Lock()
 	sess.nextStream++
-	id := strconv.FormatUint(sess.nextStream, 10)
+	n := sess.nextStream
 	sess.mu.Unlock()
+	id := strconv.FormatUint(n, 10)
+	if p := sess.ids.prefix; p != "" {
+		id = p + "." + id
+	}
 	return &stream{
 		id: id, sess: sess, sse: sse, standalone: standalone, expect: expect,
 		q: newBackpressureWait(sess.srv.opts.StreamBuffer),
@@ -57,8 +66,8 @@ func (st *stream) push(ctx context.Context, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := st.sess.srv.opts.Bus.Publish(ctx, st.sess.id, busTopicGET, data)
-		if err == nil && n == 0 {
+		sent, err := st.sess.sendRemoteGET(ctx, data)
+		if err == nil && !sent {
 			err = errStreamFinished
 		}
 		return err
@@ -159,7 +168,9 @@ func (st *stream) markUpgraded() {
 }
 
 // emit stores f as the stream's next event and writes it, unless writer gen
-// lost the stream, in which case f goes back to the head of the queue.
+// lost the stream, in which case f goes back to the head of the queue. An
+// unstored frame goes out without an event ID (the client's Last-Event-ID
+// stays that of the event before it).
 func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) error {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -167,7 +178,10 @@ func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) e
 		st.q.unpop(f)
 		return errTakenOver
 	}
-	id, err := st.sess.srv.events.Append(ctx, st.sess.id, st.id, f.data)
+	if f.unstored {
+		return w.event("", f.data)
+	}
+	id, err := st.store(ctx, f.data)
 	if err != nil {
 		st.q.unpop(f)
 		return err
@@ -175,14 +189,35 @@ func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) e
 	return w.event(id, f.data)
 }
 
+// store appends data to the stream's events; st.wmu is held.
+func (st *stream) store(ctx context.Context, data []byte) (string, error) {
+	events := st.sess.srv.events
+	var id string
+	var err error
+	if se, ok := events.(StreamEventStore); ok {
+		id, err = se.AppendAfter(ctx, st.sess.id, st.id, st.lastStored, data)
+	} else {
+		id, err = events.Append(ctx, st.sess.id, st.id, data)
+	}
+	if err == nil {
+		st.lastStored = id
+	}
+	return id, err
+}
+
 // prime writes the 2025-11-25 priming event (an ID and empty data) and the
-// reconnection delay.
+// reconnection delay. A StreamEventStore names it without storing it.
 func (st *stream) prime(ctx context.Context, w *sseWriter) error {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
-	id, err := st.sess.srv.events.Append(ctx, st.sess.id, st.id, nil)
-	if err != nil {
-		return err
+	var id string
+	if se, ok := st.sess.srv.events.(StreamEventStore); ok {
+		id = se.PrimeAfter(st.sess.id, st.id, st.lastStored)
+	} else {
+		var err error
+		if id, err = st.store(ctx, nil); err != nil {
+			return err
+		}
 	}
 	return w.prime(id, st.sess.srv.opts.RetryInterval)
 }
