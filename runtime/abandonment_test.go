@@ -30,9 +30,7 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 }
 
 func sessionCount(s *Server) int {
-	s.smu.RLock()
-	defer s.smu.RUnlock()
-	return len(s.sessions)
+	return s.sessions.count()
 }
 
 // TestAbandonedCallsEndWithTheirSession: a client that starts an eliciting
@@ -78,7 +76,7 @@ func TestAbandonedCallsEndWithTheirSession(t *testing.T) {
 func TestConnectedSessionIsNotIdle(t *testing.T) {
 	var ticks atomic.Int32
 	s, ts := legacyServer(t, Options{KeepAlive: 5 * time.Millisecond, SessionIdleTimeout: 30 * time.Millisecond}, confirmTool())
-	s.onTick = func() { ticks.Add(1) }
+	s.sessions.onTick = func() { ticks.Add(1) }
 	c := newClient(t, ts)
 	c.initialize(Version20251125, `{"elicitation":{}}`)
 	resp := c.post(callBody(2, "confirm", `{}`))

@@ -143,7 +143,7 @@ func TestListenNeedsTheScopesOfItsResources(t *testing.T) {
 	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "subscriptions/listen",
 		Params: json.RawMessage(`{"notifications":{"resourceSubscriptions":["test://secret"]}}`)}
 	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
-	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &modernExchange{core: s.modern, meta: &requestMeta{ProtocolVersion: Version20260728}}, msg: msg}
+	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &modernExchange{core: s.http.modern, meta: &requestMeta{ProtocolVersion: Version20260728}}, msg: msg}
 	if o := s.d.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "requires scope secrets:read") {
 		t.Errorf("method-level check of listen: %+v", o.err)
 	}

@@ -35,7 +35,7 @@ func BenchmarkToolsCallJSON(b *testing.B) {
 	if err := s.AddTool(addTool()); err != nil {
 		b.Fatal(err)
 	}
-	sess, err := s.createSession(context.Background(), SessionState{ProtocolVersion: Version20251125, ClientCapabilities: json.RawMessage(`{}`)})
+	sess, err := s.sessions.createSession(context.Background(), SessionState{ProtocolVersion: Version20251125, ClientCapabilities: json.RawMessage(`{}`)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -271,7 +271,7 @@ func TestConcurrentSubscribesAllLand(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	st, err := first.sessionStore.Load(context.Background(), c.session)
+	st, err := first.sessions.store.Load(context.Background(), c.session)
 	if err != nil || len(st.Subscriptions) != 32 {
 		t.Errorf("32 concurrent subscriptions kept %d: %v", len(st.Subscriptions), err)
 	}

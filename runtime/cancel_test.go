@@ -119,7 +119,7 @@ func TestPingAndElicitationNeverShareAnID(t *testing.T) {
 func TestPOSTOnlyClientKeepsSession(t *testing.T) {
 	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: time.Minute})
 	ticked := make(chan struct{}, 100)
-	s.onTick = func() {
+	s.sessions.onTick = func() {
 		select {
 		case ticked <- struct{}{}:
 		default:
@@ -142,7 +142,7 @@ func TestPOSTOnlyClientKeepsSession(t *testing.T) {
 func TestUnansweredPingsKeepSession(t *testing.T) {
 	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: time.Minute})
 	ticked := make(chan struct{}, 100)
-	s.onTick = func() {
+	s.sessions.onTick = func() {
 		select {
 		case ticked <- struct{}{}:
 		default:

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -22,11 +23,20 @@ const (
 // replica sharing its store, which resources a session subscribed to.
 const changeLoadTimeout = 2 * time.Second
 
-// changeFanout is where change notifications go besides the sessions of
-// the store: the stdio connections of this process.
+// changeFanout delivers list and resource changes to every client: the GET
+// stream of each legacy session, each initialized stdio connection and the
+// 2026-07-28 listen streams, on every replica when a Bus is set. It is the
+// announcer of every Call, and the Server's Notify methods delegate to it.
 type changeFanout struct {
+	bus       SessionBus // nil: one process
+	base      context.Context
+	logger    *slog.Logger
+	features  *featureRegistry // its encoded list pages go stale
+	listeners *listenHub
+	sessions  *sessionTable
+
 	mu    sync.Mutex
-	stdio map[*session]*stream
+	stdio map[*session]*stream // the stdio connections of this process
 }
 
 func (c *changeFanout) addStdio(sess *session, out *stream) {
@@ -44,28 +54,19 @@ func (c *changeFanout) removeStdio(sess *session) {
 	delete(c.stdio, sess)
 }
 
-// NotifyPromptListChanged tells every client that the prompt list changed:
-// notifications/prompts/list_changed on the GET stream of every legacy
-// session (or its stdio connection) and on every 2026-07-28
-// subscriptions/listen stream that asked for promptsListChanged, on every
-// replica when Options.Bus is set.
-func (s *Server) NotifyPromptListChanged() { s.announce(listenEvent{method: methodPromptsListChanged}) }
-
-// NotifyResourceListChanged is NotifyPromptListChanged for the resource
-// list (and the templates): notifications/resources/list_changed, to
-// listen streams that asked for resourcesListChanged.
-func (s *Server) NotifyResourceListChanged() {
-	s.announce(listenEvent{method: methodResourcesListChanged})
+// NotifyPromptListChanged is Server.NotifyPromptListChanged.
+func (c *changeFanout) NotifyPromptListChanged() {
+	c.announce(listenEvent{method: methodPromptsListChanged})
 }
 
-// NotifyResourceUpdated tells the clients subscribed to uri that it
-// changed: notifications/resources/updated to every legacy session that
-// subscribed to it (resources/subscribe) and every listen stream that names
-// it in resourceSubscriptions, on every replica when Options.Bus is set.
-// URIs match in their normalized form (RFC 3986 section 6.2.2: every
-// spelling of one URI is one resource), which the notification carries.
-func (s *Server) NotifyResourceUpdated(uri string) {
-	s.announce(listenEvent{method: methodResourceUpdated, uri: resourceuri.Normalize(uri)})
+// NotifyResourceListChanged is Server.NotifyResourceListChanged.
+func (c *changeFanout) NotifyResourceListChanged() {
+	c.announce(listenEvent{method: methodResourcesListChanged})
+}
+
+// NotifyResourceUpdated is Server.NotifyResourceUpdated.
+func (c *changeFanout) NotifyResourceUpdated(uri string) {
+	c.announce(listenEvent{method: methodResourceUpdated, uri: resourceuri.Normalize(uri)})
 }
 
 // busChange is a change notification on the bus.
@@ -77,32 +78,32 @@ type busChange struct {
 // announce delivers ev on every replica: through the bus, whose
 // subscription delivers it here too, or, without one (or when publishing
 // fails), here only.
-func (s *Server) announce(ev listenEvent) {
-	s.forget(ev)
-	if bus := s.opts.Bus; bus != nil {
+func (c *changeFanout) announce(ev listenEvent) {
+	c.forget(ev)
+	if bus := c.bus; bus != nil {
 		msg, _ := json.Marshal(busChange{ev.method, ev.uri})
-		ctx, cancel := context.WithTimeout(s.baseCtx, changeLoadTimeout)
+		ctx, cancel := context.WithTimeout(c.base, changeLoadTimeout)
 		n, err := bus.Publish(ctx, busBroadcast, busTopicChanges, msg)
 		cancel()
 		if err == nil && n > 0 {
 			return
 		}
 		if err != nil {
-			s.logger.Warn("publishing a change notification on the session bus", "method", ev.method, "error", err)
+			c.logger.Warn("publishing a change notification on the session bus", "method", ev.method, "error", err)
 		}
 	}
-	s.deliverChange(ev)
+	c.deliverChange(ev)
 }
 
 // forget drops the encoded pages a list change makes stale.
-func (s *Server) forget(ev listenEvent) {
+func (c *changeFanout) forget(ev listenEvent) {
 	switch ev.method {
 	case methodToolsListChanged:
-		s.features.forget(listTools)
+		c.features.forget(listTools)
 	case methodPromptsListChanged:
-		s.features.forget(listPrompts)
+		c.features.forget(listPrompts)
 	case methodResourcesListChanged:
-		s.features.forget(listTemplates)
+		c.features.forget(listTemplates)
 	}
 }
 
@@ -110,45 +111,45 @@ func (s *Server) forget(ev listenEvent) {
 // and delivers them here, until the server closes. The first subscription
 // is made before it returns, so that an announcement right after NewServer
 // reaches this replica too; a subscription the bus ends is renewed.
-func (s *Server) followChanges() {
-	bus := s.opts.Bus
-	msgs, cancel, err := bus.Subscribe(s.baseCtx, busBroadcast, busTopicChanges)
+func (c *changeFanout) followChanges() {
+	bus := c.bus
+	msgs, cancel, err := bus.Subscribe(c.base, busBroadcast, busTopicChanges)
 	go func() {
 		for {
 			if err != nil {
-				s.logger.Warn("subscribing to change notifications on the session bus", "error", err)
+				c.logger.Warn("subscribing to change notifications on the session bus", "error", err)
 			} else {
-				s.relayChanges(msgs)
+				c.relayChanges(msgs)
 				cancel()
 			}
 			select {
-			case <-s.baseCtx.Done():
+			case <-c.base.Done():
 				return
 			case <-time.After(busRetry):
 			}
-			msgs, cancel, err = bus.Subscribe(s.baseCtx, busBroadcast, busTopicChanges)
+			msgs, cancel, err = bus.Subscribe(c.base, busBroadcast, busTopicChanges)
 		}
 	}()
 }
 
 // relayChanges delivers the changes of one bus subscription until it ends
 // or the server closes.
-func (s *Server) relayChanges(msgs <-chan []byte) {
+func (c *changeFanout) relayChanges(msgs <-chan []byte) {
 	for {
 		select {
 		case m, ok := <-msgs:
 			if !ok {
 				return
 			}
-			var c busChange
-			if json.Unmarshal(m, &c) != nil {
-				s.logger.Warn("a malformed change notification on the session bus", "message", string(m))
+			var bc busChange
+			if json.Unmarshal(m, &bc) != nil {
+				c.logger.Warn("a malformed change notification on the session bus", "message", string(m))
 				continue
 			}
-			ev := listenEvent{method: c.Method, uri: c.URI}
-			s.forget(ev)
-			s.deliverChange(ev)
-		case <-s.baseCtx.Done():
+			ev := listenEvent{method: bc.Method, uri: bc.URI}
+			c.forget(ev)
+			c.deliverChange(ev)
+		case <-c.base.Done():
 			return
 		}
 	}
@@ -159,7 +160,7 @@ func (s *Server) relayChanges(msgs <-chan []byte) {
 // as the specification allows; a full stream drops it, as it does
 // keep-alives), every initialized stdio connection, and the listen streams
 // that asked for it.
-func (s *Server) deliverChange(ev listenEvent) {
+func (c *changeFanout) deliverChange(ev listenEvent) {
 	var params any
 	if ev.uri != "" {
 		params = struct {
@@ -170,46 +171,42 @@ func (s *Server) deliverChange(ev listenEvent) {
 	if err != nil {
 		return
 	}
-	s.smu.RLock()
-	targets := make(map[*session]*stream, len(s.sessions))
-	for _, sess := range s.sessions {
-		sess.mu.Lock()
-		if st := sess.standalone; st != nil {
-			targets[sess] = st
-		}
-		sess.mu.Unlock()
-	}
-	s.smu.RUnlock()
-	s.changes.mu.Lock()
-	for sess, out := range s.changes.stdio {
+	targets := c.sessions.getStreams()
+	c.mu.Lock()
+	for sess, out := range c.stdio {
 		sess.mu.Lock()
 		if sess.established {
 			targets[sess] = out
 		}
 		sess.mu.Unlock()
 	}
-	s.changes.mu.Unlock()
+	c.mu.Unlock()
 	for sess, st := range targets {
-		if ev.method == methodResourceUpdated && !s.subscribed(sess, ev.uri) {
+		if ev.method == methodResourceUpdated && !c.subscribed(sess, ev.uri) {
 			continue
 		}
 		st.q.tryPush(frame{data: data})
 	}
-	s.listeners.publish(ev)
+	c.listeners.publish(ev)
 }
 
 // subscribed reports whether a legacy session subscribed to uri. With a
 // session bus the subscription may have been made on another replica, so
 // the store has the word.
-func (s *Server) subscribed(sess *session, uri string) bool {
+func (c *changeFanout) subscribed(sess *session, uri string) bool {
 	st, _ := sess.snapshot()
-	if s.opts.Bus != nil && !sess.stdio {
-		ctx, cancel := context.WithTimeout(s.baseCtx, changeLoadTimeout)
-		stored, err := s.sessionStore.Load(ctx, sess.id)
+	if c.bus != nil && !sess.stdio {
+		ctx, cancel := context.WithTimeout(c.base, changeLoadTimeout)
+		stored, err := c.sessions.store.Load(ctx, sess.id)
 		cancel()
 		if err == nil {
 			st = stored
 		}
 	}
 	return slices.Contains(st.Subscriptions, uri)
+}
+
+// NotifyToolListChanged is Server.NotifyToolListChanged.
+func (c *changeFanout) NotifyToolListChanged() {
+	c.announce(listenEvent{method: methodToolsListChanged})
 }

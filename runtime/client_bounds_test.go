@@ -23,7 +23,7 @@ func TestOversizedClientInfoIsNotStored(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("initialize: %d", resp.StatusCode)
 	}
-	st, err := s.sessionStore.Load(context.Background(), resp.Header.Get(headerSessionID))
+	st, err := s.sessions.store.Load(context.Background(), resp.Header.Get(headerSessionID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestEventLogIsBoundedInBytes(t *testing.T) {
 	}
 	kept := 0
 	for _, id := range primes {
-		_, err := s.events.Replay(context.Background(), c.session, id, func(_ string, data []byte) error {
+		_, err := s.sessions.events.Replay(context.Background(), c.session, id, func(_ string, data []byte) error {
 			kept += len(data)
 			return nil
 		})

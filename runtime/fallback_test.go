@@ -123,7 +123,7 @@ func TestMemoryPendingRouter(t *testing.T) {
 func TestIdleSessionExpires(t *testing.T) {
 	s, ts := legacyServer(t, Options{KeepAlive: 2 * time.Millisecond, SessionIdleTimeout: 300 * time.Millisecond})
 	ticked := make(chan struct{}, 1)
-	s.onTick = func() {
+	s.sessions.onTick = func() {
 		select {
 		case ticked <- struct{}{}:
 		default:
@@ -133,9 +133,7 @@ func TestIdleSessionExpires(t *testing.T) {
 	c.initialize(Version20251125, `{}`)
 	for {
 		<-ticked
-		s.smu.RLock()
-		n := len(s.sessions)
-		s.smu.RUnlock()
+		n := s.sessions.count()
 		if n == 0 {
 			break
 		}

@@ -10,7 +10,7 @@ import (
 // serveGET opens the session's standalone stream, or resumes a stream after
 // Last-Event-ID: the events the client missed are replayed, then the stream
 // goes on live.
-func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
+func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 	if _, sseOK := accepts(r); !sseOK {
 		writeError(w, http.StatusNotAcceptable, nil, &Error{Code: CodeInvalidRequest, Message: "Accept must include text/event-stream"})
 		return
@@ -20,36 +20,36 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID})
 		return
 	}
-	version, ok := s.versionHeaderOK(r)
+	version, ok := t.versionHeaderOK(r)
 	if !ok {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}
 	last := r.Header.Get(headerLastEventID)
-	routes, _ := s.opts.Bus.(GETRoutes)
+	routes, _ := t.opts.bus.(GETRoutes)
 	var sess *session
 	var err error
 	if routes != nil && last == "" {
-		sess, err = s.lookupHeldSession(r.Context(), id) // HoldGET checks the session
+		sess, err = t.sessions.lookupHeldSession(r.Context(), id) // HoldGET checks the session
 	} else {
-		sess, err = s.lookupSession(r.Context(), id)
+		sess, err = t.sessions.lookupSession(r.Context(), id)
 	}
 	if err != nil {
-		s.sessionError(w, nil, err)
+		t.sessionError(w, nil, err)
 		return
 	}
 	defer sess.release(sess.hold(r.Context()))
 	caller := sessionCaller(r.Context(), sess.id)
-	if e := s.d.streams.take(caller, 1); e != nil {
+	if e := t.d.streams.take(caller, 1); e != nil {
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, limitStatus, nil, e)
 		return
 	}
-	defer s.d.streams.give(caller, 1)
+	defer t.d.streams.give(caller, 1)
 	ctx := r.Context()
 	sw := newSSEWriter(w)
 	if last != "" {
-		streamID, ok := s.events.StreamOf(sess.id, last)
+		streamID, ok := t.sessions.events.StreamOf(sess.id, last)
 		if !ok {
 			writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "unknown or expired Last-Event-ID"})
 			return
@@ -57,7 +57,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		sw.start(sess.id)
 		st := sess.stream(streamID)
 		if st == nil { // finished and fully written: the store has it all
-			_, _ = s.events.Replay(ctx, sess.id, last, sw.event)
+			_, _ = t.sessions.events.Replay(ctx, sess.id, last, sw.event)
 			return
 		}
 		gen, takeover, err := st.resume(ctx, sw, last)
@@ -65,7 +65,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 			st.detach(gen)
 			return
 		}
-		s.pump(ctx, sw, st, gen, takeover)
+		t.pump(ctx, sw, st, gen, takeover)
 		return
 	}
 	st := sess.standaloneStream()
@@ -73,19 +73,19 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 		msgs, release, err := routes.HoldGET(ctx, sess.id)
 		if err != nil {
 			if errors.Is(err, ErrSessionNotFound) {
-				s.endedElsewhere(sess)
+				t.sessions.endedElsewhere(sess)
 			}
-			s.sessionError(w, nil, err)
+			t.sessionError(w, nil, err)
 			return
 		}
 		sess.kept.Store(time.Now().UnixNano())
-		s.forward(ctx, msgs, release, st)
+		t.sessions.forward(ctx, msgs, release, st)
 	}
 	sw.start(sess.id)
 	gen, takeover := st.attach()
 	sess.getStreamOpened()
 	if routes == nil {
-		s.forwardBus(ctx, sess, st)
+		t.sessions.forwardBus(ctx, sess, st)
 	}
 	if sess.version() >= Version20251125 {
 		if err := st.prime(ctx, sw); err != nil {
@@ -93,24 +93,24 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.pump(ctx, sw, st, gen, takeover)
+	t.pump(ctx, sw, st, gen, takeover)
 }
 
 // pump writes a stream's queue to one connection as events until the stream
 // is drained (its last response written), the connection ends, or a newer
 // connection takes the stream over. Long quiet periods get keep-alive
 // comments.
-func (s *Server) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64, takeover <-chan struct{}) {
+func (t *httpTransport) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64, takeover <-chan struct{}) {
 	var tick <-chan time.Time
-	if s.opts.KeepAlive > 0 {
-		t := time.NewTicker(s.opts.KeepAlive)
-		defer t.Stop()
-		tick = t.C
+	if t.opts.keepAlive > 0 {
+		ticker := time.NewTicker(t.opts.keepAlive)
+		defer ticker.Stop()
+		tick = ticker.C
 	}
 	defer st.detach(gen)
-	if s.icpt.observing() {
-		s.streamEvent(ctx, StreamOpened, "sse", st.sess, "http")
-		defer s.streamEvent(ctx, StreamClosed, "sse", st.sess, "http")
+	if t.icpt.observing() {
+		st.sess.streamEvent(ctx, StreamOpened, "sse")
+		defer st.sess.streamEvent(ctx, StreamClosed, "sse")
 	}
 	for {
 		f, ok, wait := st.q.pop()

@@ -19,47 +19,72 @@ import (
 // are declared with the other standard headers in modern_headers.go).
 const headerLastEventID = "Last-Event-ID"
 
-// ServeHTTP serves the MCP endpoint: POST for client messages, GET for the
-// standalone stream and resumption, DELETE to end a session. 2026-07-28
-// requests are handed to the stateless core; everything else is a legacy
-// session (2025-03-26 to 2025-11-25).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.auth != nil && r.URL.Path == s.auth.metadataPath {
-		s.auth.serveResourceMetadata(w, r)
+// httpTransport serves the MCP endpoint over Streamable HTTP: both eras on
+// one path, told apart per request (isModernHTTP), each handed to its core.
+type httpTransport struct {
+	opts     httpOptions
+	auth     *authState // nil without Options.Auth
+	d        *dispatcher
+	sessions *sessionTable
+	legacy   *sessionCore   // serves the requests of legacy sessions
+	modern   *statelessCore // serves 2026-07-28 requests
+	icpt     *interceptors  // nil when none: requests need not reach their contexts
+}
+
+// httpOptions are the Options the HTTP transport uses.
+type httpOptions struct {
+	bodyReadTimeout time.Duration
+	maxBodyBytes    int64
+	allowedOrigins  []string
+	allowedHosts    []string
+	streamAfter     time.Duration
+	keepAlive       time.Duration
+	bus             SessionBus
+}
+
+func newHTTPOptions(o Options) httpOptions {
+	return httpOptions{bodyReadTimeout: o.BodyReadTimeout, maxBodyBytes: o.MaxBodyBytes, allowedOrigins: o.AllowedOrigins,
+		allowedHosts: o.AllowedHosts, streamAfter: o.StreamAfter, keepAlive: o.KeepAlive, bus: o.Bus}
+}
+
+// ServeHTTP is Server.ServeHTTP.
+func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if t.auth != nil && r.URL.Path == t.auth.metadataPath {
+		t.auth.serveResourceMetadata(w, r)
 		return
 	}
-	if !s.originAllowed(r) {
+	if !t.originAllowed(r) {
 		o := headerText(r.Header.Get("Origin"))
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: Origin " + o +
 			" is not allowed: a browser page of another origin must not reach this server; to admit this one, add " + o + " to Options.AllowedOrigins"})
 		return
 	}
-	if !s.hostAllowed(r) {
+	if !t.hostAllowed(r) {
 		h := headerText(r.Host)
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: Host " + h +
 			" reached this server on a loopback address, which only loopback names may (DNS-rebinding protection); behind a reverse proxy that passes the client's Host on, add " +
 			h + " to Options.AllowedHosts"})
 		return
 	}
-	if s.auth != nil {
+	if t.auth != nil {
 		var ok bool
-		if r, ok = s.auth.authenticate(w, r); !ok {
+		if r, ok = t.auth.authenticate(w, r); !ok {
 			return
 		}
 	}
-	r = s.withHTTPRequest(r)
+	r = t.withHTTPRequest(r)
 	switch r.Method {
 	case http.MethodPost:
-		s.servePOST(w, r)
+		t.servePOST(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if r.Header.Get(headerSessionID) == "" && s.isModernNoSession(r) {
-			s.serveModernNoSession(w, r)
+		if r.Header.Get(headerSessionID) == "" && t.isModernNoSession(r) {
+			t.serveModernNoSession(w, r)
 			return
 		}
 		if r.Method == http.MethodGet {
-			s.serveGET(w, r)
+			t.serveGET(w, r)
 		} else {
-			s.serveDELETE(w, r)
+			t.serveDELETE(w, r)
 		}
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
@@ -71,15 +96,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // writes the error response itself and returns nil on failure. The read
 // deadline covers the body only: it is cleared before the response, which
 // may be a long event stream.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) []byte {
+func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) []byte {
 	var rc *http.ResponseController
-	if d := s.opts.BodyReadTimeout; d > 0 {
+	if d := t.opts.bodyReadTimeout; d > 0 {
 		rc = http.NewResponseController(w)
 		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
 			rc = nil // not a net/http connection (a test recorder): no deadline
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.opts.maxBodyBytes))
 	if rc != nil && err == nil {
 		// Cleared on success only: after a failure the expired deadline also
 		// stops net/http from draining the rest of a trickled body.
@@ -94,7 +119,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) []byte {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusRequestTimeout, nil, &Error{Code: CodeInvalidRequest, Message: "request body not received within " + s.opts.BodyReadTimeout.String()})
+			writeError(w, http.StatusRequestTimeout, nil, &Error{Code: CodeInvalidRequest, Message: "request body not received within " + t.opts.bodyReadTimeout.String()})
 			return nil
 		}
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeParseError, Message: "reading the body: " + err.Error()})
@@ -113,12 +138,12 @@ func headerText(v string) string {
 }
 
 // originAllowed is the Origin check: absent, loopback, or listed.
-func (s *Server) originAllowed(r *http.Request) bool {
+func (t *httpTransport) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	if slices.Contains(s.opts.AllowedOrigins, "*") || slices.Contains(s.opts.AllowedOrigins, origin) {
+	if slices.Contains(t.opts.allowedOrigins, "*") || slices.Contains(t.opts.allowedOrigins, origin) {
 		return true
 	}
 	u, err := url.Parse(origin)
@@ -130,20 +155,20 @@ func (s *Server) originAllowed(r *http.Request) bool {
 
 // hostAllowed is the DNS-rebinding check: a request that reached a loopback
 // address must name a loopback host (or a listed one).
-func (s *Server) hostAllowed(r *http.Request) bool {
+func (t *httpTransport) hostAllowed(r *http.Request) bool {
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	tcp, ok := local.(*net.TCPAddr)
 	if !ok || !tcp.IP.IsLoopback() {
 		return true
 	}
-	if slices.Contains(s.opts.AllowedHosts, r.Host) {
+	if slices.Contains(t.opts.allowedHosts, r.Host) {
 		return true
 	}
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	return isLoopbackName(host) || slices.Contains(s.opts.AllowedHosts, host)
+	return isLoopbackName(host) || slices.Contains(t.opts.allowedHosts, host)
 }
 
 func isLoopbackName(host string) bool {
@@ -187,12 +212,12 @@ func isJSONContentType(r *http.Request) bool {
 
 // versionHeaderOK checks MCP-Protocol-Version: absent means 2025-03-26;
 // present, it must be a version the server offers.
-func (s *Server) versionHeaderOK(r *http.Request) (string, bool) {
+func (t *httpTransport) versionHeaderOK(r *http.Request) (string, bool) {
 	v := r.Header.Get(headerProtocolVersion)
 	if v == "" {
 		return "", true
 	}
-	return v, s.d.versions.offers(v)
+	return v, t.d.versions.offers(v)
 }
 
 // writeError writes one JSON-RPC error response with an HTTP status.
@@ -222,25 +247,25 @@ func writeJSONStatus(w http.ResponseWriter, status int, sessionID string, body [
 }
 
 // serveDELETE ends a session.
-func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
+func (t *httpTransport) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(headerSessionID)
 	if id == "" {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID})
 		return
 	}
-	sess, err := s.lookupSession(r.Context(), id)
+	sess, err := t.sessions.lookupSession(r.Context(), id)
 	if err != nil {
-		s.sessionError(w, nil, err)
+		t.sessionError(w, nil, err)
 		return
 	}
-	s.endSession(r.Context(), sess)
+	t.sessions.endSession(r.Context(), sess)
 	w.WriteHeader(http.StatusOK)
 }
 
 // sessionError answers a failed session lookup: 404 when the session is
 // unknown or terminated (the client initializes again), 503 when the store
 // failed (the client must not re-initialize because the store blinked).
-func (s *Server) sessionError(w http.ResponseWriter, id json.RawMessage, err error) {
+func (t *httpTransport) sessionError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if errors.Is(err, ErrSessionNotFound) {
 		writeError(w, http.StatusNotFound, id, &Error{Code: CodeInvalidRequest, Message: "session not found (unknown or terminated); initialize again"})
 		return
@@ -256,7 +281,7 @@ const retryAfterSeconds = "5"
 // createSessionError answers a failed session creation: 503 with
 // Retry-After when MaxSessions are open (the server is full, not broken),
 // 500 otherwise.
-func (s *Server) createSessionError(w http.ResponseWriter, id json.RawMessage, err error) {
+func (t *httpTransport) createSessionError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if errors.Is(err, ErrTooManySessions) {
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError,
@@ -267,8 +292,8 @@ func (s *Server) createSessionError(w http.ResponseWriter, id json.RawMessage, e
 }
 
 // withHTTPRequest makes r reachable from the contexts of its messages.
-func (s *Server) withHTTPRequest(r *http.Request) *http.Request {
-	if s.icpt == nil {
+func (t *httpTransport) withHTTPRequest(r *http.Request) *http.Request {
+	if t.icpt == nil {
 		return r
 	}
 	return r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r))

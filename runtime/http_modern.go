@@ -20,7 +20,7 @@ import (
 // session ID, and modern _meta or an MCP-Protocol-Version header, unless the
 // only sign is a header naming a legacy version. So an `initialize` (which
 // carries neither) and every request of a legacy session stay legacy.
-func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
+func (t *httpTransport) isModernHTTP(r *http.Request, msg *message) bool {
 	if _, ok := modernHeader(r.Header, headerSessionID); ok {
 		return false
 	}
@@ -35,7 +35,7 @@ func (s *Server) isModernHTTP(r *http.Request, msg *message) bool {
 // well formed (-32602), headers equal to the body (-32020), version
 // supported (-32022), a tool's Mcp-Param-* headers equal to its arguments
 // (-32020); all are HTTP 400. Then the era serves the method.
-func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *message) {
+func (t *httpTransport) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *message) {
 	out := newModernHTTPStream(w, r)
 	refuse := func(id json.RawMessage, e *Error) { out.finish(encodeError(id, e), http.StatusBadRequest) }
 	switch {
@@ -52,7 +52,7 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	var nameParam paramSet
-	if m := s.d.row(msg.Method); m != nil {
+	if m := t.d.row(msg.Method); m != nil {
 		nameParam = m.nameParam
 	}
 	sh, e := readStandardHeaders(r.Header, msg, nameParam)
@@ -69,21 +69,21 @@ func (s *Server) serveModernHTTP(w http.ResponseWriter, r *http.Request, msg *me
 		refuse(msg.ID, e)
 		return
 	}
-	if e := s.d.versions.checkModern(meta.ProtocolVersion); e != nil {
+	if e := t.d.versions.checkModern(meta.ProtocolVersion); e != nil {
 		refuse(msg.ID, e)
 		return
 	}
-	if e := s.checkToolHeaders(r.Header, msg); e != nil {
+	if e := t.checkToolHeaders(r.Header, msg); e != nil {
 		refuse(msg.ID, e)
 		return
 	}
-	out.finish(s.modern.serve(r.Context(), msg, meta, out, addressCaller(r)))
+	out.finish(t.modern.serve(r.Context(), msg, meta, out, addressCaller(r)))
 }
 
 // isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id
 // is the 2026-07-28 era's business: it is unless its MCP-Protocol-Version
 // header names a legacy version.
-func (s *Server) isModernNoSession(r *http.Request) bool {
+func (t *httpTransport) isModernNoSession(r *http.Request) bool {
 	v, ok := modernHeader(r.Header, headerProtocolVersion)
 	return !ok || !isLegacyVersion(v)
 }
@@ -91,7 +91,7 @@ func (s *Server) isModernNoSession(r *http.Request) bool {
 // serveModernNoSession answers GET and DELETE in the 2026-07-28 era: there is
 // no standalone stream and no session to end (subscriptions/listen replaces
 // the GET stream), so 405 with Allow: POST.
-func (s *Server) serveModernNoSession(w http.ResponseWriter, r *http.Request) {
+func (t *httpTransport) serveModernNoSession(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", http.MethodPost)
 	http.Error(w, "protocol "+Version20260728+" serves POST only; open a subscriptions/listen stream for notifications", http.StatusMethodNotAllowed)
 }
@@ -191,16 +191,16 @@ func headerMismatch(header, format string, args ...any) *Error {
 // checkToolHeaders checks the Mcp-Param-* headers of a tools/call against
 // the arguments of the tool it names. An unknown tool is the method's to
 // report.
-func (s *Server) checkToolHeaders(h http.Header, msg *message) *Error {
+func (t *httpTransport) checkToolHeaders(h http.Header, msg *message) *Error {
 	p := msg.params()
 	if msg.Method != methodToolsCall || p.Name == nil {
 		return nil
 	}
-	t := s.features.toolNamed(p.Name)
-	if t == nil {
+	tool := t.d.features.toolNamed(p.Name)
+	if tool == nil {
 		return nil
 	}
-	return checkHeaderParams(h, t.headerParams, p.Arguments)
+	return checkHeaderParams(h, tool.headerParams, p.Arguments)
 }
 
 // checkHeaderParams compares each Mcp-Param-* header with the argument it

@@ -9,8 +9,8 @@ import (
 
 // servePOST serves one POST: checks, then initialize, answers and
 // notifications (202), or requests answered as JSON or an event stream.
-func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
-	body := s.readBody(w, r)
+func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
+	body := t.readBody(w, r)
 	if body == nil {
 		return
 	}
@@ -36,29 +36,29 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, id, bad[0])
 		return
 	}
-	if s.auth != nil && s.auth.refuseMissingScopes(w, r, msgs, s.d) {
+	if t.auth != nil && t.auth.refuseMissingScopes(w, r, msgs, t.d) {
 		return
 	}
 	sessionID := r.Header.Get(headerSessionID)
-	if !batch && sessionID == "" && s.isModernHTTP(r, msgs[0]) {
-		s.serveModernHTTP(w, r, msgs[0])
+	if !batch && sessionID == "" && t.isModernHTTP(r, msgs[0]) {
+		t.serveModernHTTP(w, r, msgs[0])
 		return
 	}
-	if version, ok := s.versionHeaderOK(r); !ok {
+	if version, ok := t.versionHeaderOK(r); !ok {
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "unsupported " + headerProtocolVersion + ": " + version})
 		return
 	}
 	if !batch && msgs[0].Method == methodInitialize && msgs[0].isRequest() {
-		s.serveInitialize(w, r, msgs[0])
+		t.serveInitialize(w, r, msgs[0])
 		return
 	}
 	if sessionID == "" {
 		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest, Message: "missing " + headerSessionID + "; send initialize first"})
 		return
 	}
-	sess, err := s.lookupSession(r.Context(), sessionID)
+	sess, err := t.sessions.lookupSession(r.Context(), sessionID)
 	if err != nil {
-		s.sessionError(w, id, err)
+		t.sessionError(w, id, err)
 		return
 	}
 	defer sess.release(sess.hold(r.Context()))
@@ -69,25 +69,25 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, &Error{Code: CodeInvalidRequest, Message: "JSON-RPC batches are not allowed in protocol version " + sv})
 		return
 	}
-	s.serveMessages(w, r, sess, msgs, bad, batch, jsonOK, sseOK)
+	t.serveMessages(w, r, sess, msgs, bad, batch, jsonOK, sseOK)
 }
 
 // serveInitialize answers an initialize, which has no session yet, as JSON:
 // the legacy era creates the session it negotiates and the response names it
 // in Mcp-Session-Id.
-func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
+func (t *httpTransport) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
 	var createErr error
 	x := &legacyExchange{establish: func(ctx context.Context, st SessionState) (*session, error) {
-		sess, err := s.createSession(ctx, st)
+		sess, err := t.sessions.createSession(ctx, st)
 		createErr = err
 		return sess, err
 	}}
-	o := s.legacy.run(r.Context(), x, msg)
+	o := t.legacy.run(r.Context(), x, msg)
 	if createErr != nil {
-		s.createSessionError(w, msg.ID, createErr)
+		t.createSessionError(w, msg.ID, createErr)
 		return
 	}
-	f := s.legacy.frame(msg.ID, o)
+	f := t.legacy.frame(msg.ID, o)
 	if o.err != nil {
 		writeJSONStatus(w, f.status, "", f.data)
 		return
@@ -96,7 +96,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *me
 }
 
 // serveMessages handles the messages of one POST of a session.
-func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *session, msgs []*message, bad []*Error, batch, jsonOK, sseOK bool) {
+func (t *httpTransport) serveMessages(w http.ResponseWriter, r *http.Request, sess *session, msgs []*message, bad []*Error, batch, jsonOK, sseOK bool) {
 	requests := 0
 	var refused []byte
 	status := http.StatusAccepted
@@ -105,9 +105,9 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		case bad[i] != nil || m.isRequest():
 			requests++
 		case m.isNotification():
-			s.serveNotification(sess, m)
+			t.sessions.serveNotification(sess, m)
 		default:
-			res, err := s.serveAnswer(sess, m)
+			res, err := t.sessions.serveAnswer(sess, m)
 			switch {
 			case err != nil:
 				refused = encodeError(m.ID, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
@@ -132,7 +132,7 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 		return
 	}
 	if m := msgs[0]; !batch && m.isRequest() {
-		s.serveOne(w, r, sess, m, jsonOK, sseOK)
+		t.serveOne(w, r, sess, m, jsonOK, sseOK)
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())
@@ -146,8 +146,8 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 			calls = append(calls, m)
 		}
 	}
-	go s.legacy.serveBatch(ctx, sess, calls, st)
-	s.writePOST(w, r, sess, st, batch, jsonOK)
+	go t.legacy.serveBatch(ctx, sess, calls, st)
+	t.writePOST(w, r, sess, st, batch, jsonOK)
 }
 
 // serveOne runs a POST's single request on the request's own goroutine.
@@ -155,24 +155,24 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, sess *ses
 // nothing else; the first other message starts a writer goroutine that
 // upgrades the response to an event stream, and this goroutine waits for it
 // before returning.
-func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, sess *session, m *message, jsonOK, sseOK bool) {
+func (t *httpTransport) serveOne(w http.ResponseWriter, r *http.Request, sess *session, m *message, jsonOK, sseOK bool) {
 	st := sess.newStream(1, sseOK, false)
 	var writerDone chan struct{}
 	st.startWriter = func() {
 		writerDone = make(chan struct{})
 		go func() {
 			defer close(writerDone)
-			s.writePOST(w, r, sess, st, false, jsonOK)
+			t.writePOST(w, r, sess, st, false, jsonOK)
 		}()
 	}
 	var upgrade *time.Timer
-	if d := s.opts.StreamAfter; d > 0 && sseOK {
+	if d := t.opts.streamAfter; d > 0 && sseOK {
 		upgrade = time.AfterFunc(d, func() {
 			st.writerOnce.Do(st.startWriter)
 			st.q.tryPush(frame{}) // no data: only makes the writer upgrade
 		})
 	}
-	s.legacy.serve(context.WithoutCancel(r.Context()), sess, m, st, nil)
+	t.legacy.serve(context.WithoutCancel(r.Context()), sess, m, st, nil)
 	if upgrade != nil {
 		upgrade.Stop()
 	}
@@ -181,13 +181,13 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, sess *session,
 		<-writerDone
 		return
 	}
-	s.writePOST(w, r, sess, st, false, jsonOK)
+	t.writePOST(w, r, sess, st, false, jsonOK)
 }
 
 // writePOST writes the response of a POST: plain JSON while only responses
 // come, upgraded to an event stream the moment the handler sends anything
 // else (or at once when the client accepts no JSON).
-func (s *Server) writePOST(w http.ResponseWriter, r *http.Request, sess *session, st *stream, batch, jsonOK bool) {
+func (t *httpTransport) writePOST(w http.ResponseWriter, r *http.Request, sess *session, st *stream, batch, jsonOK bool) {
 	var held []frame
 	for {
 		f, ok, wait := st.q.pop()
@@ -228,7 +228,7 @@ func (s *Server) writePOST(w http.ResponseWriter, r *http.Request, sess *session
 		for i := len(held) - 1; i >= 0; i-- {
 			st.q.unpop(held[i])
 		}
-		s.pump(r.Context(), sw, st, gen, takeover)
+		t.pump(r.Context(), sw, st, gen, takeover)
 		return
 	}
 	switch {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"time"
 )
 
 // interceptors are Options.Interceptors composed once, in NewServer. A
@@ -142,42 +141,6 @@ func (ic *interceptors) emit(ctx context.Context, e Event) {
 	}
 }
 
-// sessionOpened reports a legacy session that starts here.
-func (s *Server) sessionOpened(sess *session, version string) {
-	if !s.icpt.observing() {
-		return
-	}
-	sess.openedAt.Store(time.Now().UnixNano())
-	s.icpt.emit(sess.ctx, Event{Kind: SessionOpened, SessionID: sess.id, ProtocolVersion: version, Transport: sessionTransport(sess)})
-}
-
-// sessionClosed reports the end of a session sessionOpened reported, once.
-func (s *Server) sessionClosed(sess *session) {
-	t := sess.openedAt.Swap(0)
-	if t == 0 || !s.icpt.observing() {
-		return
-	}
-	s.icpt.emit(context.WithoutCancel(sess.ctx), Event{Kind: SessionClosed, SessionID: sess.id, ProtocolVersion: sess.version(),
-		Transport: sessionTransport(sess), Duration: time.Duration(time.Now().UnixNano() - t)})
-}
-
-func sessionTransport(sess *session) string {
-	if sess.stdio {
-		return "stdio"
-	}
-	return "http"
-}
-
-// streamEvent reports a stream that starts or stops carrying messages; sess
-// is nil for a 2026-07-28 stream.
-func (s *Server) streamEvent(ctx context.Context, kind EventKind, stream string, sess *session, transport string) {
-	e := Event{Kind: kind, Stream: stream, Transport: transport}
-	if sess != nil {
-		e.SessionID, e.ProtocolVersion, e.Transport = sess.id, sess.version(), sessionTransport(sess)
-	}
-	s.icpt.emit(context.WithoutCancel(ctx), e)
-}
-
 // observeStream reports a stream of no session (2026-07-28 listen) that
 // starts or stops; it returns the report of its end.
 func (ic *interceptors) observeStream(ctx context.Context, stream, transport string) (closed func()) {
@@ -188,14 +151,6 @@ func (ic *interceptors) observeStream(ctx context.Context, stream, transport str
 	return func() {
 		ic.emit(context.WithoutCancel(ctx), Event{Kind: StreamClosed, Stream: stream, Transport: transport})
 	}
-}
-
-// pushObserved queues data on st like st.q.push and reports a wait for room.
-func (s *Server) pushObserved(ctx context.Context, st *stream, f frame) error {
-	return st.q.pushObserved(ctx, f, func(d time.Duration) {
-		s.icpt.emit(ctx, Event{Kind: BackpressureWaited, SessionID: st.sess.id, ProtocolVersion: st.sess.version(),
-			Transport: sessionTransport(st.sess), Duration: d})
-	})
 }
 
 // transportOf names the transport of a request's context.

@@ -204,7 +204,7 @@ func TestInterceptorOutgoingModern(t *testing.T) {
 	s := NewServer(Options{Interceptors: []Interceptor{outgoingLog(&log)}})
 	var clock sync.Mutex
 	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
-	s.modern.rounds.sealer.Now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	s.http.modern.rounds.sealer.Now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
 	think := func(d time.Duration) { clock.Lock(); now = now.Add(d); clock.Unlock() }
 	if err := s.AddTool(twiceTool()); err != nil {
 		t.Fatal(err)

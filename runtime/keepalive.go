@@ -26,20 +26,20 @@ type janitor struct {
 	last    time.Time // when the previous tick ran (the janitor's goroutine only)
 }
 
-func (s *Server) startJanitor() {
-	j := &s.janitor
+func (t *sessionTable) startJanitor() {
+	j := &t.janitor
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.started || s.closing.Load() {
+	if j.started || t.closing.Load() {
 		return
 	}
 	j.started = true
 	j.stop, j.done = make(chan struct{}), make(chan struct{})
-	go s.runJanitor(j.stop, j.done)
+	go t.runJanitor(j.stop, j.done)
 }
 
-func (s *Server) stopJanitor() {
-	j := &s.janitor
+func (t *sessionTable) stopJanitor() {
+	j := &t.janitor
 	j.mu.Lock()
 	started := j.started
 	if started && j.stop != nil {
@@ -52,72 +52,72 @@ func (s *Server) stopJanitor() {
 	}
 }
 
-func (s *Server) runJanitor(stop, done chan struct{}) {
+func (t *sessionTable) runJanitor(stop, done chan struct{}) {
 	defer close(done)
-	t := time.NewTicker(s.tickEvery())
-	defer t.Stop()
+	ticker := time.NewTicker(t.tickEvery())
+	defer ticker.Stop()
 	for {
 		select {
 		case <-stop:
 			return
-		case <-t.C:
-			s.tick()
+		case <-ticker.C:
+			t.tick()
 		}
 	}
 }
 
 // tick is one round of the janitor.
-func (s *Server) tick() {
+func (t *sessionTable) tick() {
 	now := time.Now()
-	prev := s.janitor.last
-	s.janitor.last = now
-	s.smu.RLock()
-	list := make([]*session, 0, len(s.sessions))
-	for _, sess := range s.sessions {
+	prev := t.janitor.last
+	t.janitor.last = now
+	t.mu.RLock()
+	list := make([]*session, 0, len(t.byID))
+	for _, sess := range t.byID {
 		list = append(list, sess)
 	}
-	s.smu.RUnlock()
+	t.mu.RUnlock()
 	var keep []*session
 	for _, sess := range list {
-		if s.idle(sess, now) {
-			if s.opts.Sessions != nil {
+		if t.idle(sess, now) {
+			if t.opts.shared {
 				// Idle here is not idle everywhere: with a shared store the
 				// client may be busy on other replicas. Forget the local copy
 				// only; the store expires the session after SessionIdleTimeout
 				// without a request on any replica.
-				s.logger.Debug("session idle on this replica", slog.String("session", sess.id))
-				s.dropLocal(sess)
+				t.logger.Debug("session idle on this replica", slog.String("session", sess.id))
+				t.dropLocal(sess)
 				continue
 			}
-			s.logger.Debug("session expired", slog.String("session", sess.id))
-			s.endSession(s.baseCtx, sess)
+			t.logger.Debug("session expired", slog.String("session", sess.id))
+			t.endSession(t.base, sess)
 			continue
 		}
-		if s.opts.Sessions != nil && sess.kept.Load() <= prev.UnixNano() && sess.connected() {
+		if t.opts.shared && sess.kept.Load() <= prev.UnixNano() && sess.connected() {
 			keep = append(keep, sess) // no request restarted its expiry since the previous tick
 		}
-		if s.opts.KeepAlive > 0 {
-			s.keepAlive(sess)
+		if t.opts.keepAlive > 0 {
+			t.keepAlive(sess)
 		}
-		if s.opts.Bus != nil {
+		if t.opts.bus != nil {
 			sess.forgetNoGET()
 		}
 	}
-	s.keepSessions(keep, now)
-	if sw, ok := s.pending.(interface{ Sweep() }); ok {
+	t.keepSessions(keep, now)
+	if sw, ok := t.pending.(interface{ Sweep() }); ok {
 		sw.Sweep()
 	}
-	if s.onTick != nil {
-		s.onTick()
+	if t.onTick != nil {
+		t.onTick()
 	}
 }
 
 // tickEvery is the janitor's interval.
-func (s *Server) tickEvery() time.Duration {
-	if s.opts.KeepAlive <= 0 {
+func (t *sessionTable) tickEvery() time.Duration {
+	if t.opts.keepAlive <= 0 {
 		return time.Minute
 	}
-	return s.opts.KeepAlive
+	return t.opts.keepAlive
 }
 
 // keepSessions restarts the idle expiry in a shared store of the sessions
@@ -125,8 +125,8 @@ func (s *Server) tickEvery() time.Duration {
 // tick: a client that is there, and whose session must not expire for it.
 // A session the store no longer has ended elsewhere (a deletion whose
 // announcement was lost): it ends here too.
-func (s *Server) keepSessions(list []*session, now time.Time) {
-	keeper, ok := s.sessionStore.(SessionKeeper)
+func (t *sessionTable) keepSessions(list []*session, now time.Time) {
+	keeper, ok := t.store.(SessionKeeper)
 	if !ok || len(list) == 0 {
 		return
 	}
@@ -134,19 +134,19 @@ func (s *Server) keepSessions(list []*session, now time.Time) {
 	for i, sess := range list {
 		ids[i] = sess.id
 	}
-	ctx, cancel := context.WithTimeout(s.baseCtx, s.tickEvery())
+	ctx, cancel := context.WithTimeout(t.base, t.tickEvery())
 	gone, err := keeper.Keep(ctx, ids)
 	cancel()
 	if err != nil {
-		s.logger.Warn("restarting the idle expiry of connected sessions", "sessions", len(ids), "error", err)
+		t.logger.Warn("restarting the idle expiry of connected sessions", "sessions", len(ids), "error", err)
 		return // the next tick tries again
 	}
 	for _, sess := range list {
 		sess.kept.Store(now.UnixNano())
 	}
 	for _, id := range gone {
-		if sess := s.heldSession(id); sess != nil {
-			s.endedElsewhere(sess)
+		if sess := t.heldSession(id); sess != nil {
+			t.endedElsewhere(sess)
 		}
 	}
 }
@@ -156,8 +156,8 @@ func (s *Server) keepSessions(list []*session, now time.Time) {
 // call still running does not keep it alive (its client may be gone for
 // good, and a disconnect alone is not a cancellation); ending the session
 // ends such calls.
-func (s *Server) idle(sess *session, now time.Time) bool {
-	d := s.opts.SessionIdleTimeout
+func (t *sessionTable) idle(sess *session, now time.Time) bool {
+	d := t.opts.idleTimeout
 	if d < 0 || now.Sub(time.Unix(0, sess.lastSeen.Load())) < d {
 		return false
 	}
@@ -169,7 +169,7 @@ func (s *Server) idle(sess *session, now time.Time) bool {
 // "request expired"), whether or not the stream is still attached; an
 // answered one is done with. Nothing else happens to the session. A ping
 // is not kept for Last-Event-ID: a resumed stream need not repeat it.
-func (s *Server) keepAlive(sess *session) {
+func (t *sessionTable) keepAlive(sess *session) {
 	sess.mu.Lock()
 	st := sess.standalone
 	prev := sess.pingID
@@ -178,23 +178,23 @@ func (s *Server) keepAlive(sess *session) {
 	ctx := context.WithoutCancel(sess.ctx)
 	if prev != nil {
 		// Also when the stream is gone: its wait must end.
-		s.pending.Expire(ctx, sess.id, prev, true)
+		t.pending.Expire(ctx, sess.id, prev, true)
 	}
 	if st == nil || !st.attached() {
 		return
 	}
 	id := sess.ids.next()
 	data, _ := encodeRequest(id, methodPing, nil)
-	_ = s.pending.Register(ctx, sess.id, id, func(Answer) { sess.pingAnswered(id) })
+	_ = t.pending.Register(ctx, sess.id, id, func(Answer) { sess.pingAnswered(id) })
 	sess.mu.Lock()
 	sess.pingID = id
 	sess.mu.Unlock()
 	if !st.q.tryPush(frame{data: data, unstored: true}) {
 		sess.pingAnswered(id)
-		s.pending.Expire(ctx, sess.id, id, false)
+		t.pending.Expire(ctx, sess.id, id, false)
 		return
 	}
-	s.logger.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("session", sess.id),
+	t.logger.LogAttrs(ctx, slog.LevelDebug, "outbound request", slog.String("session", sess.id),
 		slog.String("method", methodPing), slog.String("id", string(json.RawMessage(id))),
 		slog.String("route", routeName(st)), slog.String("outcome", "sent"))
 }

@@ -54,7 +54,7 @@ func (p *legacyPeer) requireURL(_ []string, list []urlParams) error { return url
 // lifecycle (parent request, ID, route, outcome) is logged at debug level as
 // one "outbound request" record per step, all carrying the same ID.
 func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, parent json.RawMessage, method string, params any) (json.RawMessage, error) {
-	s := sess.srv
+	s := sess.table
 	id := sess.ids.next()
 	data, err := encodeRequest(id, method, params)
 	if err != nil {
@@ -75,7 +75,7 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	log.route = route
 	log.step(ctx, "sent")
 	var timeout <-chan time.Time
-	if d := s.opts.RequestTimeout; d > 0 {
+	if d := s.opts.requestTimeout; d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		timeout = t.C
@@ -182,7 +182,7 @@ func (sess *session) completeURL(ctx context.Context, id string) error {
 	if out := sess.stdioOutput(); out != nil {
 		return out.push(ctx, data)
 	}
-	_, err = sess.sendStandalone(ctx, data, sess.srv.opts.FallbackWait)
+	_, err = sess.sendStandalone(ctx, data, sess.table.opts.fallbackWait)
 	return err
 }
 

@@ -148,7 +148,7 @@ func TestIdleSessionMemory(t *testing.T) {
 	caps := json.RawMessage(`{"elicitation":{},"sampling":{}}`)
 	info := json.RawMessage(`{"name":"client","version":"1.0.0"}`)
 	for range n {
-		if _, err := s.createSession(context.Background(), SessionState{ProtocolVersion: Version20251125, ClientCapabilities: caps, ClientInfo: info}); err != nil {
+		if _, err := s.sessions.createSession(context.Background(), SessionState{ProtocolVersion: Version20251125, ClientCapabilities: caps, ClientInfo: info}); err != nil {
 			t.Fatal(err)
 		}
 	}

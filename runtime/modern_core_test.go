@@ -36,7 +36,7 @@ func TestModernRouting(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: c.method, Params: json.RawMessage(c.params)}
-			if got := s.isModernHTTP(r, msg); got != c.want {
+			if got := s.http.isModernHTTP(r, msg); got != c.want {
 				t.Errorf("isModernHTTP = %v, want %v", got, c.want)
 			}
 		})

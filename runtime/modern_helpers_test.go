@@ -29,8 +29,8 @@ type seamHandler struct{ s *Server }
 
 func (h seamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		if r.Header.Get(headerSessionID) == "" && h.s.isModernNoSession(r) {
-			h.s.serveModernNoSession(w, r)
+		if r.Header.Get(headerSessionID) == "" && h.s.http.isModernNoSession(r) {
+			h.s.http.serveModernNoSession(w, r)
 			return
 		}
 		http.Error(w, "legacy GET/DELETE not served by this test handler", http.StatusBadRequest)
@@ -41,11 +41,11 @@ func (h seamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if !h.s.isModernHTTP(r, &msg) {
+	if !h.s.http.isModernHTTP(r, &msg) {
 		http.Error(w, "legacy request not served by this test handler", http.StatusBadRequest)
 		return
 	}
-	h.s.serveModernHTTP(w, r, &msg)
+	h.s.http.serveModernHTTP(w, r, &msg)
 }
 
 // handlerOf returns the Server's own http.Handler when the transport has

@@ -52,24 +52,24 @@ func TestModernStdio(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("era detection", func(t *testing.T) {
-		if !s.isModernStdio(stdioRequest(1, "tools/list", nil, stdMeta(map[string]any{}))) {
+		if !s.stdio.isModernStdio(stdioRequest(1, "tools/list", nil, stdMeta(map[string]any{}))) {
 			t.Error("a request with modern _meta is modern")
 		}
-		if s.isModernStdio(stdioRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25"}, nil)) {
+		if s.stdio.isModernStdio(stdioRequest(1, "initialize", map[string]any{"protocolVersion": "2025-11-25"}, nil)) {
 			t.Error("initialize is legacy")
 		}
 	})
 
 	t.Run("mrtr round trip", func(t *testing.T) {
 		out := &stdioOut{}
-		s.serveModernStdio(ctx, stdioRequest(1, "tools/call", map[string]any{"name": "test_input_required_result_elicitation"}, stdMeta(allCaps)), out.send, "c:test")
+		s.stdio.serveModernStdio(ctx, stdioRequest(1, "tools/call", map[string]any{"name": "test_input_required_result_elicitation"}, stdMeta(allCaps)), out.send, "c:test")
 		res := out.msgs[0]["result"].(map[string]any)
 		if res["resultType"] != "input_required" {
 			t.Fatalf("got %v", out.msgs)
 		}
 		state := res["requestState"].(string)
 		out = &stdioOut{}
-		s.serveModernStdio(ctx, stdioRequest(2, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "requestState": state,
+		s.stdio.serveModernStdio(ctx, stdioRequest(2, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "requestState": state,
 			"inputResponses": map[string]any{"user_name": accept(map[string]any{"name": "Stdio"})}}, stdMeta(allCaps)), out.send, "c:test")
 		if got := jsonOf(out.msgs[0]["result"].(map[string]any)["content"]); got != `[{"text":"Hello, Stdio!","type":"text"}]` {
 			t.Errorf("content = %s", got)
@@ -87,7 +87,7 @@ func TestModernStdio(t *testing.T) {
 			{stdioRequest(6, "ping", nil, stdMeta(map[string]any{})), CodeMethodNotFound},
 		} {
 			out := &stdioOut{}
-			s.serveModernStdio(ctx, tc.msg, out.send, "c:test")
+			s.stdio.serveModernStdio(ctx, tc.msg, out.send, "c:test")
 			e, _ := out.msgs[0]["error"].(map[string]any)
 			if e == nil || int(e["code"].(float64)) != tc.code || string(tc.msg.ID) != jsonOf(out.msgs[0]["id"]) {
 				t.Errorf("%s: got %v, want code %d with the id", tc.msg.Method, out.msgs, tc.code)
@@ -100,7 +100,7 @@ func TestModernStdio(t *testing.T) {
 		meta := stdMeta(map[string]any{})
 		meta["progressToken"] = "tok"
 		meta[metaLogLevel] = "error"
-		s.serveModernStdio(ctx, stdioRequest(7, "tools/call", map[string]any{"name": "test_tool_with_progress"}, meta), out.send, "c:test")
+		s.stdio.serveModernStdio(ctx, stdioRequest(7, "tools/call", map[string]any{"name": "test_tool_with_progress"}, meta), out.send, "c:test")
 		var methods []string
 		for _, m := range out.msgs {
 			if mm, ok := m["method"].(string); ok {
@@ -121,7 +121,7 @@ func TestModernStdio(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.serveModernStdio(lctx, stdioRequest("sub", "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, stdMeta(map[string]any{})), out.send, "c:test")
+			s.stdio.serveModernStdio(lctx, stdioRequest("sub", "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, stdMeta(map[string]any{})), out.send, "c:test")
 		}()
 		<-out.sent // the acknowledgement
 		s.NotifyToolListChanged()

@@ -142,3 +142,50 @@ func (p *registeredPrompt) arguments(raw json.RawMessage) (map[string]string, *E
 	}
 	return args, nil
 }
+
+// compilePrompt checks and compiles p for the registry.
+func compilePrompt(p Prompt) (*registeredPrompt, error) {
+	var def struct {
+		Name      string `json:"name"`
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	if err := json.Unmarshal(p.Definition, &def); err != nil {
+		return nil, fmt.Errorf("prompt %q: definition: %w", p.Name, err)
+	}
+	if def.Name != p.Name || p.Name == "" {
+		return nil, fmt.Errorf("prompt %q: definition names %q", p.Name, def.Name)
+	}
+	if err := checkScopes("prompt", p.Name, p.Scopes); err != nil {
+		return nil, err
+	}
+	if p.Handler == nil {
+		return nil, fmt.Errorf("prompt %q: no handler", p.Name)
+	}
+	rp := &registeredPrompt{Prompt: p, declared: map[string]bool{}}
+	for i, a := range def.Arguments {
+		if a.Name == "" || rp.declared[a.Name] {
+			return nil, fmt.Errorf("prompt %q: arguments[%d]: the name %q is empty or repeated", p.Name, i, a.Name)
+		}
+		rp.declared[a.Name] = true
+		if a.Required {
+			rp.required = append(rp.required, a.Name)
+		}
+	}
+	for name := range p.Complete {
+		if !rp.declared[name] {
+			return nil, fmt.Errorf("prompt %q: a completion handler for %q, which is not one of its arguments", p.Name, name)
+		}
+	}
+	if err := checkElicitations(p.Elicitations); err != nil {
+		return nil, fmt.Errorf("prompt %q: %w", p.Name, err)
+	}
+	compact, err := compactJSON(p.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("prompt %q: definition: %w", p.Name, err)
+	}
+	rp.Definition = compact
+	return rp, nil
+}

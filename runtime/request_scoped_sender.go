@@ -33,7 +33,7 @@ func (r *requestScopedSender) send(ctx context.Context, data []byte) (*stream, e
 			return nil, err
 		}
 	}
-	return r.sess.sendStandalone(ctx, data, r.sess.srv.opts.FallbackWait)
+	return r.sess.sendStandalone(ctx, data, r.sess.table.opts.fallbackWait)
 }
 
 // notify is send for a notification the client can do without (progress,

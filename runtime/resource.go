@@ -190,3 +190,84 @@ func URITemplateVariables(template string) ([]URITemplateVar, error) {
 func ExpandURITemplate(template string, vars URIVars) string {
 	return resourceuri.Expand(template, vars)
 }
+
+// compileResource checks and compiles r for the registry.
+func compileResource(r Resource) (*registeredResource, error) {
+	var def struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(r.Definition, &def); err != nil {
+		return nil, fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	if def.URI != r.URI || r.URI == "" {
+		return nil, fmt.Errorf("resource %q: definition has uri %q", r.URI, def.URI)
+	}
+	if def.Name == "" {
+		return nil, fmt.Errorf("resource %q: definition has no name", r.URI)
+	}
+	if err := checkScopes("resource", r.URI, r.Scopes); err != nil {
+		return nil, err
+	}
+	if r.Handler == nil {
+		return nil, fmt.Errorf("resource %q: no handler", r.URI)
+	}
+	cache, err := readCache(r.Cache)
+	if err != nil {
+		return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if err := checkElicitations(r.Elicitations); err != nil {
+		return nil, fmt.Errorf("resource %q: %w", r.URI, err)
+	}
+	if r.Definition, err = compactJSON(r.Definition); err != nil {
+		return nil, fmt.Errorf("resource %q: definition: %w", r.URI, err)
+	}
+	return &registeredResource{Resource: r, cache: cache}, nil
+}
+
+// compileTemplate checks and compiles rt for the registry.
+func compileTemplate(rt ResourceTemplate) (*registeredTemplate, error) {
+	var def struct {
+		URITemplate string `json:"uriTemplate"`
+		Name        string `json:"name"`
+	}
+	if err := json.Unmarshal(rt.Definition, &def); err != nil {
+		return nil, fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	if def.URITemplate != rt.URITemplate || rt.URITemplate == "" {
+		return nil, fmt.Errorf("resource template %q: definition has uriTemplate %q", rt.URITemplate, def.URITemplate)
+	}
+	if def.Name == "" {
+		return nil, fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
+	}
+	if err := checkScopes("resource template", rt.URITemplate, rt.Scopes); err != nil {
+		return nil, err
+	}
+	if rt.Handler == nil {
+		return nil, fmt.Errorf("resource template %q: no handler", rt.URITemplate)
+	}
+	tmpl, err := resourceuri.Parse(rt.URITemplate)
+	if err != nil {
+		return nil, err
+	}
+	for name := range rt.Complete {
+		found := false
+		for _, n := range tmpl.Names() {
+			found = found || n == name
+		}
+		if !found {
+			return nil, fmt.Errorf("resource template %q: a completion handler for %q, which is not one of its variables", rt.URITemplate, name)
+		}
+	}
+	cache, err := readCache(rt.Cache)
+	if err != nil {
+		return nil, fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if err := checkElicitations(rt.Elicitations); err != nil {
+		return nil, fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
+	}
+	if rt.Definition, err = compactJSON(rt.Definition); err != nil {
+		return nil, fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
+	}
+	return &registeredTemplate{ResourceTemplate: rt, tmpl: tmpl, cache: cache}, nil
+}

@@ -79,30 +79,11 @@ func (s *Server) Close() error {
 	s.closing.Store(true)
 	s.d.listeners.shutdown()
 	s.d.calls.close()
-	s.stopJanitor()
-	if s.stopSignals != nil {
-		s.stopSignals()
-	}
-	s.smu.Lock()
-	list := make([]*session, 0, len(s.sessions))
-	for _, sess := range s.sessions {
-		list = append(list, sess)
-	}
-	s.smu.Unlock()
-	for _, sess := range list {
-		s.endSession(context.Background(), sess)
-	}
+	s.sessions.closeAll()
 	s.baseCancel()
 	s.tasks.close()
 	return nil
 }
-
-// NotifyToolListChanged tells clients that the tool list changed: a
-// notifications/tools/list_changed on the GET stream of every legacy session
-// that has one (a session without one learns nothing, as the spec allows) or
-// its stdio connection, then the 2026-07-28 listeners; on every replica when
-// Options.Bus is set (change_notifications.go).
-func (s *Server) NotifyToolListChanged() { s.announce(listenEvent{method: methodToolsListChanged}) }
 
 // positive maps a disabled (negative) bound to net/http's "none" (0).
 func positive(d time.Duration) time.Duration { return max(d, 0) }

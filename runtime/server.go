@@ -5,50 +5,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"sync"
+	"net/http"
 	"sync/atomic"
 
-	"github.com/mcpgen/mcpgen/internal/resourceuri"
 	"github.com/mcpgen/mcpgen/runtime/internal/reqstate"
 )
 
-// Server serves registered tools over Streamable HTTP and stdio.
+// Server serves registered tools, prompts and resources over Streamable
+// HTTP and stdio. It is the composition root: NewServer builds the parts
+// below, each owning its state, its slice of Options and its logger, and
+// wires them together; the public methods delegate to them.
 type Server struct {
-	opts   Options
-	logger *slog.Logger
+	opts Options // what Serve and ListenAndServe read (timeouts)
 
-	d *dispatcher // the method table and what methods use
-
-	sessionStore SessionStore
-	pending      PendingRouter
-	events       EventStore
-	ledger       StateLedger
-
-	baseCtx    context.Context // parent of every session; Close cancels it
-	baseCancel context.CancelFunc
-	smu        sync.RWMutex
-	sessions   map[string]*session
-	creating   int // sessions being created (counted against MaxSessions), under smu
-	closing    atomic.Bool
-	janitor    janitor
-
-	serverInfo json.RawMessage // the Implementation object, encoded once, for every era
-	legacy     *sessionCore    // serves the requests of legacy sessions
-	modern     *statelessCore  // serves 2026-07-28 requests
-	listeners  *listenHub      // open subscriptions/listen streams
-
+	d        *dispatcher      // the method table and what methods use: features, tasks, listeners, auth, interceptors
 	features *featureRegistry // tools, prompts, resources and resource templates
-	changes  changeFanout     // where change notifications go: sessions, stdio, replicas
-	auth     *authState       // Options.Auth checked; nil without authorization
 	tasks    *taskEngine      // tools that run as tasks
+	sessions *sessionTable    // the legacy era's sessions and their janitor
+	changes  *changeFanout    // change notifications to every client, on every replica
+	http     *httpTransport
+	stdio    *stdioTransport
 
-	stopSignals func() // unregisters from the Bus's SessionSignals, if any
-
-	icpt *interceptors // Options.Interceptors composed; nil when none
-
-	// onTick, when set (tests), runs after every keep-alive tick.
-	onTick func()
+	closing    atomic.Bool // set by Shutdown and Close: new requests are refused
+	baseCancel context.CancelFunc
 }
 
 // NewServer returns a Server with no tools. It panics on options that
@@ -59,26 +40,10 @@ func NewServer(opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	opts = opts.withDefaults()
-	s := &Server{opts: opts, logger: logger, features: newFeatureRegistry(opts.PageSize),
-		sessionStore: opts.Sessions, pending: opts.Pending, events: opts.Events, ledger: opts.StateLedger,
-		sessions: map[string]*session{}}
-	if s.sessionStore == nil {
-		s.sessionStore = &MemorySessionStore{}
-	}
-	if s.pending == nil {
-		s.pending = &MemoryPendingRouter{}
-	}
-	if s.events == nil {
-		s.events = &MemoryEventStore{Limit: opts.EventsPerSession, MaxBytes: opts.EventBytesPerSession}
-	}
-	if s.ledger == nil {
-		s.ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
-	}
 	versions, err := offerVersions(opts.SupportedProtocolVersions)
 	if err != nil {
 		panic(err) // Options.Validate reports it without a panic
 	}
-	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	sealer, err := reqstate.NewSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that
@@ -86,10 +51,15 @@ func NewServer(opts Options) *Server {
 		panic(err)
 	}
 	sealer.TTL = opts.RequestStateTTL
-	s.listeners = newListenHub()
-	if opts.Bus != nil {
-		s.followChanges()
+	ledger := opts.StateLedger
+	if ledger == nil {
+		ledger = &MemoryStateLedger{Limit: opts.MaxSpentStates}
 	}
+	s := &Server{opts: opts, features: newFeatureRegistry(opts.PageSize)}
+	base, cancel := context.WithCancel(context.Background())
+	s.baseCancel = cancel
+
+	var auth *authState
 	if opts.Auth != nil {
 		// A misconfigured resource server must not start serving.
 		name := opts.Title
@@ -97,12 +67,13 @@ func NewServer(opts Options) *Server {
 			name = opts.Name
 		}
 		scopes := func() []string { return s.features.scopes(opts.Auth.Scopes) }
-		if s.auth, err = newAuthState(opts.Auth, logger, name, scopes); err != nil {
+		if auth, err = newAuthState(opts.Auth, logger, name, scopes); err != nil {
 			panic(err)
 		}
 	}
+	listeners := newListenHub()
 	d := &dispatcher{logger: logger, instructions: opts.Instructions, maxSubscriptionBytes: opts.MaxSubscriptionBytes,
-		versions: versions, features: s.features, listeners: s.listeners, auth: s.auth,
+		versions: versions, features: s.features, listeners: listeners, auth: auth,
 		callSlots: newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare),
 		streams:   newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)}
 	d.serverInfo, _ = json.Marshal(struct {
@@ -110,23 +81,33 @@ func NewServer(opts Options) *Server {
 		Title   string `json:"title,omitempty"`
 		Version string `json:"version"`
 	}{opts.Name, opts.Title, opts.Version})
-	d.announce = s
-	s.d = d
-	s.tasks = newTaskEngine(opts, taskParts{logger: logger, base: s.baseCtx, closing: &s.closing, sessions: s.sessionStore,
-		callSlots: d.callSlots, announce: s})
-	d.tasks = s.tasks
 	d.icpt = newInterceptors(opts.Interceptors, d.serveMethod, func(name string) bool { return s.features.tool(name) != nil })
-	s.icpt = d.icpt
-	s.tasks.icpt = d.icpt
-	s.legacy = &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
-	s.modern = &statelessCore{d: d, base: s.baseCtx,
-		rounds: &roundSealer{sealer: sealer, ledger: s.ledger, singleUseAll: opts.SingleUseState, singleUseTools: opts.SingleUseTools}}
+	s.d = d
+
+	s.sessions = newSessionTable(opts, logger, base, &s.closing)
+	s.sessions.icpt = d.icpt
+	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions}
+	d.announce = s.changes
+	s.tasks = newTaskEngine(opts, taskParts{logger: logger, base: base, closing: &s.closing, sessions: s.sessions.store,
+		callSlots: d.callSlots, icpt: d.icpt, announce: s.changes})
+	d.tasks = s.tasks
+	s.sessions.tasks = s.tasks
+
+	legacy := &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
+	modern := &statelessCore{d: d, base: base,
+		rounds: &roundSealer{sealer: sealer, ledger: ledger, singleUseAll: opts.SingleUseState, singleUseTools: opts.SingleUseTools}}
+	s.http = &httpTransport{opts: newHTTPOptions(opts), auth: auth, d: d, sessions: s.sessions, legacy: legacy, modern: modern, icpt: d.icpt}
+	s.stdio = &stdioTransport{sessions: s.sessions, legacy: legacy, modern: modern, d: d, changes: s.changes, maxLine: opts.MaxBodyBytes}
+
 	core := index(coreMethods)
 	d.methods.Store(&core)
 	if err := d.addExtension(taskExtension(s.features)); err != nil {
 		panic(err) // the runtime's own rows do not collide
 	}
-	s.listenSignals()
+	if opts.Bus != nil {
+		s.changes.followChanges()
+	}
+	s.sessions.listenSignals()
 	return s
 }
 
@@ -163,143 +144,42 @@ func (s *Server) SetListCache(method string, h CacheHint) error {
 // ListenAndServe route it; a server mounted on another mux needs this path
 // routed to it too.
 func (s *Server) ProtectedResourceMetadataPath() string {
-	if s.auth == nil {
+	if s.d.auth == nil {
 		return ""
 	}
-	return s.auth.metadataPath
+	return s.d.auth.metadataPath
 }
 
 // AddPrompt registers a prompt: it reads the arguments of its Definition
 // and compiles the forms of its elicitations. Adding a name twice is an
 // error.
 func (s *Server) AddPrompt(p Prompt) error {
-	var def struct {
-		Name      string `json:"name"`
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required"`
-		} `json:"arguments"`
-	}
-	if err := json.Unmarshal(p.Definition, &def); err != nil {
-		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
-	}
-	if def.Name != p.Name || p.Name == "" {
-		return fmt.Errorf("prompt %q: definition names %q", p.Name, def.Name)
-	}
-	if err := checkScopes("prompt", p.Name, p.Scopes); err != nil {
+	rp, err := compilePrompt(p)
+	if err != nil {
 		return err
 	}
-	if p.Handler == nil {
-		return fmt.Errorf("prompt %q: no handler", p.Name)
-	}
-	rp := &registeredPrompt{Prompt: p, declared: map[string]bool{}}
-	for i, a := range def.Arguments {
-		if a.Name == "" || rp.declared[a.Name] {
-			return fmt.Errorf("prompt %q: arguments[%d]: the name %q is empty or repeated", p.Name, i, a.Name)
-		}
-		rp.declared[a.Name] = true
-		if a.Required {
-			rp.required = append(rp.required, a.Name)
-		}
-	}
-	for name := range p.Complete {
-		if !rp.declared[name] {
-			return fmt.Errorf("prompt %q: a completion handler for %q, which is not one of its arguments", p.Name, name)
-		}
-	}
-	if err := checkElicitations(p.Elicitations); err != nil {
-		return fmt.Errorf("prompt %q: %w", p.Name, err)
-	}
-	compact, err := compactJSON(p.Definition)
-	if err != nil {
-		return fmt.Errorf("prompt %q: definition: %w", p.Name, err)
-	}
-	rp.Definition = compact
 	return s.features.addPrompt(rp)
 }
 
 // AddResource registers a resource with a fixed URI. Adding a URI twice is
 // an error.
 func (s *Server) AddResource(r Resource) error {
-	var def struct {
-		URI  string `json:"uri"`
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(r.Definition, &def); err != nil {
-		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
-	}
-	if def.URI != r.URI || r.URI == "" {
-		return fmt.Errorf("resource %q: definition has uri %q", r.URI, def.URI)
-	}
-	if def.Name == "" {
-		return fmt.Errorf("resource %q: definition has no name", r.URI)
-	}
-	if err := checkScopes("resource", r.URI, r.Scopes); err != nil {
+	rr, err := compileResource(r)
+	if err != nil {
 		return err
 	}
-	if r.Handler == nil {
-		return fmt.Errorf("resource %q: no handler", r.URI)
-	}
-	cache, err := readCache(r.Cache)
-	if err != nil {
-		return fmt.Errorf("resource %q: %w", r.URI, err)
-	}
-	if err := checkElicitations(r.Elicitations); err != nil {
-		return fmt.Errorf("resource %q: %w", r.URI, err)
-	}
-	if r.Definition, err = compactJSON(r.Definition); err != nil {
-		return fmt.Errorf("resource %q: definition: %w", r.URI, err)
-	}
-	return s.features.addResource(&registeredResource{Resource: r, cache: cache})
+	return s.features.addResource(rr)
 }
 
 // AddResourceTemplate registers a resource template. Its URI template must
 // parse (see URIVars for the forms matched); adding a template twice is an
 // error.
 func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
-	var def struct {
-		URITemplate string `json:"uriTemplate"`
-		Name        string `json:"name"`
-	}
-	if err := json.Unmarshal(rt.Definition, &def); err != nil {
-		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
-	}
-	if def.URITemplate != rt.URITemplate || rt.URITemplate == "" {
-		return fmt.Errorf("resource template %q: definition has uriTemplate %q", rt.URITemplate, def.URITemplate)
-	}
-	if def.Name == "" {
-		return fmt.Errorf("resource template %q: definition has no name", rt.URITemplate)
-	}
-	if err := checkScopes("resource template", rt.URITemplate, rt.Scopes); err != nil {
-		return err
-	}
-	if rt.Handler == nil {
-		return fmt.Errorf("resource template %q: no handler", rt.URITemplate)
-	}
-	tmpl, err := resourceuri.Parse(rt.URITemplate)
+	t, err := compileTemplate(rt)
 	if err != nil {
 		return err
 	}
-	for name := range rt.Complete {
-		found := false
-		for _, n := range tmpl.Names() {
-			found = found || n == name
-		}
-		if !found {
-			return fmt.Errorf("resource template %q: a completion handler for %q, which is not one of its variables", rt.URITemplate, name)
-		}
-	}
-	cache, err := readCache(rt.Cache)
-	if err != nil {
-		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
-	}
-	if err := checkElicitations(rt.Elicitations); err != nil {
-		return fmt.Errorf("resource template %q: %w", rt.URITemplate, err)
-	}
-	if rt.Definition, err = compactJSON(rt.Definition); err != nil {
-		return fmt.Errorf("resource template %q: definition: %w", rt.URITemplate, err)
-	}
-	return s.features.addTemplate(&registeredTemplate{ResourceTemplate: rt, tmpl: tmpl, cache: cache})
+	return s.features.addTemplate(t)
 }
 
 // AddExtension declares an extension and adds its methods. It is an error
@@ -327,14 +207,62 @@ func (s *Server) CompleteURLElicitation(ctx context.Context, ref URLElicitationR
 	if ref.SessionID == "" || ref.ElicitationID == "" {
 		return errors.New("CompleteURLElicitation: the reference needs a session ID and an elicitation ID")
 	}
-	s.smu.RLock()
-	sess := s.sessions[ref.SessionID]
-	s.smu.RUnlock()
+	sess := s.sessions.heldSession(ref.SessionID)
 	if sess == nil {
 		var err error
-		if sess, err = s.lookupSession(ctx, ref.SessionID); err != nil {
+		if sess, err = s.sessions.lookupSession(ctx, ref.SessionID); err != nil {
 			return fmt.Errorf("%w: %v", ErrUnknownElicitation, err)
 		}
 	}
 	return sess.completeURL(ctx, ref.ElicitationID)
 }
+
+// ServeStdio serves one client over newline-delimited JSON-RPC on r and w
+// (a server started as a subprocess: os.Stdin, os.Stdout). It returns nil
+// when r reaches EOF, after running calls finished (for up to 10 seconds;
+// questions to the client fail at once, as nothing can answer them) and
+// their responses were written; it returns ctx.Err() when ctx ends, after
+// cancelling running calls. A read
+// from r that is blocked when ctx ends is abandoned (close r to end it).
+//
+// The connection is one legacy session (after initialize) and one stream:
+// every server-to-client message, responses included, goes out on w in the
+// order it was queued, with the same backpressure as an HTTP stream. A
+// 2026-07-28 message (modern _meta, before any initialize) is handed to the
+// stateless core.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	return s.stdio.serve(ctx, r, w)
+}
+
+// ServeHTTP serves the MCP endpoint: POST for client messages, GET for the
+// standalone stream and resumption, DELETE to end a session. 2026-07-28
+// requests are handed to the stateless core; everything else is a legacy
+// session (2025-03-26 to 2025-11-25).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.http.ServeHTTP(w, r) }
+
+// NotifyToolListChanged tells clients that the tool list changed: a
+// notifications/tools/list_changed on the GET stream of every legacy session
+// that has one (a session without one learns nothing, as the spec allows) or
+// its stdio connection, then the 2026-07-28 listeners; on every replica when
+// Options.Bus is set.
+func (s *Server) NotifyToolListChanged() { s.changes.NotifyToolListChanged() }
+
+// NotifyPromptListChanged tells every client that the prompt list changed:
+// notifications/prompts/list_changed on the GET stream of every legacy
+// session (or its stdio connection) and on every 2026-07-28
+// subscriptions/listen stream that asked for promptsListChanged, on every
+// replica when Options.Bus is set.
+func (s *Server) NotifyPromptListChanged() { s.changes.NotifyPromptListChanged() }
+
+// NotifyResourceListChanged is NotifyPromptListChanged for the resource
+// list (and the templates): notifications/resources/list_changed, to
+// listen streams that asked for resourcesListChanged.
+func (s *Server) NotifyResourceListChanged() { s.changes.NotifyResourceListChanged() }
+
+// NotifyResourceUpdated tells the clients subscribed to uri that it
+// changed: notifications/resources/updated to every legacy session that
+// subscribed to it (resources/subscribe) and every listen stream that names
+// it in resourceSubscriptions, on every replica when Options.Bus is set.
+// URIs match in their normalized form (RFC 3986 section 6.2.2: every
+// spelling of one URI is one resource), which the notification carries.
+func (s *Server) NotifyResourceUpdated(uri string) { s.changes.NotifyResourceUpdated(uri) }

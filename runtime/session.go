@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -16,7 +14,7 @@ import (
 // shared between replicas) lives in the SessionStore as SessionState.
 type session struct {
 	id     string
-	srv    *Server
+	table  *sessionTable
 	ids    sharedIDAllocator
 	ctx    context.Context // ends with the session (DELETE, expiry, shutdown)
 	cancel func()          // ends ctx with cause ErrSessionNotFound
@@ -51,176 +49,10 @@ type session struct {
 // with notifications/cancelled: its request gets no response.
 var errClientCancelled = errors.New("mcpgen: the client cancelled the request")
 
-// newSessionID returns 128 random bits, hex-encoded (visible ASCII).
-func newSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-func (s *Server) liveSession(st SessionState) *session {
-	ctx, cancel := context.WithCancelCause(s.baseCtx)
-	sess := &session{id: st.ID, srv: s, ctx: ctx, cancel: func() { cancel(ErrSessionNotFound) }, state: st, established: true}
-	if s.opts.ReplicaID != "" {
-		// A replica may forget a session (idle here) and load it again: each
-		// local copy has a prefix of its own, so that it never reuses a
-		// request ID or a stream ID of an earlier copy.
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		sess.ids.prefix = s.opts.ReplicaID + "." + hex.EncodeToString(b[:])
-	}
-	sess.caps = parseClientCapabilities(st.ClientCapabilities)
-	sess.touch()
-	sess.kept.Store(sess.lastSeen.Load())
-	return sess
-}
-
-// parseClientCapabilities keeps what the runtime acts on; a malformed object
-// declares nothing.
-func parseClientCapabilities(raw json.RawMessage) ClientCapabilities {
-	var c ClientCapabilities
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &c)
-	}
-	c.Raw = raw
-	return c
-}
-
-// ErrTooManySessions: the process holds Options.MaxSessions sessions, so
-// initialize is refused (HTTP 503 with Retry-After) until some end.
-var ErrTooManySessions = errors.New("mcpgen: too many sessions; try again later")
-
-// createSession starts a session after initialize. It refuses with
-// ErrTooManySessions when MaxSessions are open or being created, and stores
-// the client's data within MaxClientDataBytes.
-func (s *Server) createSession(ctx context.Context, st SessionState) (*session, error) {
-	st.ID = newSessionID()
-	st.Principal = principalKeyOf(ctx)
-	boundClientData(&st, s.opts.MaxClientDataBytes)
-	s.smu.Lock()
-	if max := s.opts.MaxSessions; max > 0 && len(s.sessions)+s.creating >= max {
-		s.smu.Unlock()
-		return nil, ErrTooManySessions
-	}
-	s.creating++
-	s.smu.Unlock()
-	err := s.sessionStore.Create(ctx, st)
-	var sess *session
-	if err == nil {
-		sess = s.liveSession(st)
-	}
-	s.smu.Lock()
-	s.creating--
-	if sess != nil {
-		s.sessions[st.ID] = sess
-		sess.noGETSince = 1 // no client could open one before initialize returned
-	}
-	s.smu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	s.startJanitor()
-	s.sessionOpened(sess, st.ProtocolVersion)
-	return sess, nil
-}
-
-// findSession finds a session by ID: in this process first, then in the
-// store (a session another replica created). lookupSession (auth_session.go)
-// adds the check that the session is the caller's.
-func (s *Server) findSession(ctx context.Context, id string) (*session, error) {
-	s.smu.RLock()
-	sess := s.sessions[id]
-	s.smu.RUnlock()
-	if sess != nil {
-		if s.opts.Sessions != nil {
-			// A shared store is the truth: another replica may have ended the
-			// session or changed its log level. The read restarts the
-			// session's idle expiry there too.
-			if err := s.refresh(ctx, sess); err != nil {
-				return nil, err
-			}
-		}
-		sess.touch()
-		sess.kept.Store(sess.lastSeen.Load())
-		return sess, nil
-	}
-	st, err := s.sessionStore.Load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.smu.Lock()
-	defer s.smu.Unlock()
-	if sess = s.sessions[id]; sess == nil {
-		sess = s.liveSession(st)
-		s.sessions[id] = sess
-	}
-	s.startJanitor()
-	return sess, nil
-}
-
-// lookupHeldSession is lookupSession with no read of the store when this
-// process holds the session: for a request whose next step checks the
-// session in the store anyway (a GET stream's GETRoutes.HoldGET).
-func (s *Server) lookupHeldSession(ctx context.Context, id string) (*session, error) {
-	if sess := s.heldSession(id); sess != nil {
-		return s.callersSession(ctx, sess)
-	}
-	return s.lookupSession(ctx, id)
-}
-
-// heldSession is the session id as this process holds it, with no look at
-// the store, or nil.
-func (s *Server) heldSession(id string) *session {
-	s.smu.RLock()
-	defer s.smu.RUnlock()
-	return s.sessions[id]
-}
-
-// refresh reloads a session's state from a shared store; a session the store
-// no longer has ends here too.
-func (s *Server) refresh(ctx context.Context, sess *session) error {
-	st, err := s.sessionStore.Load(ctx, sess.id)
-	if errors.Is(err, ErrSessionNotFound) {
-		s.dropLocal(sess)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	sess.mu.Lock()
-	sess.state.LogLevel = st.LogLevel
-	sess.state.Initialized = st.Initialized
-	sess.mu.Unlock()
-	return nil
-}
-
-// dropLocal forgets a session in this process only (it ended elsewhere).
-func (s *Server) dropLocal(sess *session) {
-	s.smu.Lock()
-	delete(s.sessions, sess.id)
-	s.smu.Unlock()
-	sess.close()
-}
-
-// endSession terminates a session: its calls and tasks are cancelled, its
-// streams end and every store forgets it.
-func (s *Server) endSession(ctx context.Context, sess *session) {
-	// The store first: a request that misses the session in this process a
-	// moment later must not load it back from the store.
-	_ = s.sessionStore.Delete(ctx, sess.id)
-	s.smu.Lock()
-	delete(s.sessions, sess.id)
-	s.smu.Unlock()
-	sess.close()
-	s.tasks.endSession(sess.id)
-	_ = s.events.DeleteSession(ctx, sess.id)
-	s.pending.DeleteSession(ctx, sess.id)
-}
-
 // close cancels the session's context and finishes its streams.
 func (sess *session) close() {
 	sess.cancel()
-	defer sess.srv.sessionClosed(sess)
+	defer sess.reportClosed()
 	sess.mu.Lock()
 	sess.closed = true
 	streams := make([]*stream, 0, len(sess.streams)+1)
@@ -325,7 +157,7 @@ func (sess *session) update(ctx context.Context, fn func(*SessionState)) error {
 		fn(&sess.state)
 		return nil
 	}
-	st, err := sess.srv.sessionStore.Update(ctx, sess.id, fn)
+	st, err := sess.table.store.Update(ctx, sess.id, fn)
 	if err != nil {
 		return err
 	}
@@ -440,7 +272,7 @@ func (sess *session) sendStandalone(ctx context.Context, data []byte, wait time.
 func (sess *session) notifyStandalone(ctx context.Context, data []byte) error {
 	_, err := sess.fallback(ctx, data, 0, true)
 	if err != nil && ctx.Err() == nil {
-		sess.srv.logger.Debug("notification dropped", "session", sess.id, "error", err)
+		sess.table.logger.Debug("notification dropped", "session", sess.id, "error", err)
 		return nil
 	}
 	return err
@@ -448,7 +280,7 @@ func (sess *session) notifyStandalone(ctx context.Context, data []byte) error {
 
 // fallback is sendStandalone; lossy drops data rather than wait.
 func (sess *session) fallback(ctx context.Context, data []byte, wait time.Duration, lossy bool) (*stream, error) {
-	bus := sess.srv.opts.Bus
+	bus := sess.table.opts.bus
 	var timeout <-chan time.Time
 	for {
 		if err := ctx.Err(); err != nil {
@@ -464,7 +296,7 @@ func (sess *session) fallback(ctx context.Context, data []byte, wait time.Durati
 		if st != nil && (bus == nil || st.attached()) {
 			if lossy {
 				if !st.q.tryPush(frame{data: data}) {
-					sess.srv.logger.Debug("notification dropped: the GET stream is full", "session", sess.id)
+					sess.table.logger.Debug("notification dropped: the GET stream is full", "session", sess.id)
 				}
 				return st, nil
 			}
@@ -474,7 +306,7 @@ func (sess *session) fallback(ctx context.Context, data []byte, wait time.Durati
 			announced := announcesGET(bus)
 			none, openings := sess.knownNoGET()
 			if announced && none && lossy {
-				sess.srv.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
+				sess.table.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
 				return nil, nil
 			}
 			sent, err := sess.sendRemoteGET(ctx, data)
@@ -489,7 +321,7 @@ func (sess *session) fallback(ctx context.Context, data []byte, wait time.Durati
 			}
 		}
 		if lossy {
-			sess.srv.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
+			sess.table.logger.Debug("notification dropped: no GET stream is open", "session", sess.id)
 			return nil, nil
 		}
 		if wait <= 0 {
@@ -527,7 +359,7 @@ func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseF
 		sess.inflight[i].cancel = cancel
 		return true
 	}
-	if max := sess.srv.opts.MaxCallsPerSession; max > 0 && len(sess.inflight) >= max {
+	if max := sess.table.opts.maxCallsPerSession; max > 0 && len(sess.inflight) >= max {
 		return false
 	}
 	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
@@ -546,7 +378,7 @@ func (sess *session) addInflightWait(ctx context.Context, id json.RawMessage, ca
 			sess.roomFreed = make(chan struct{})
 		}
 		freed := sess.roomFreed
-		full := len(sess.inflight) >= sess.srv.opts.MaxCallsPerSession
+		full := len(sess.inflight) >= sess.table.opts.maxCallsPerSession
 		sess.mu.Unlock()
 		if !full {
 			continue

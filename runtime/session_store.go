@@ -119,3 +119,66 @@ func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
 	delete(m.m, id)
 	return nil
 }
+
+// SessionBus carries fallback messages between replicas that share a
+// session store: the replica holding a session's GET stream subscribes to
+// (session, "get"); a replica whose request stream is finished and that
+// holds no GET stream of its own publishes the message there. nil (the
+// default) means one process: the fallback waits for a local GET stream.
+type SessionBus interface {
+	// Subscribe delivers messages published to (sessionID, topic) until
+	// cancel is called or ctx ends.
+	Subscribe(ctx context.Context, sessionID, topic string) (msgs <-chan []byte, cancel func(), err error)
+	// Publish sends msg to the current subscribers and returns how many
+	// there were.
+	Publish(ctx context.Context, sessionID, topic string, msg []byte) (int, error)
+}
+
+// SessionSignals is an optional interface of a SessionBus that reaches every
+// replica at once (redisstore's does). With it, a client's
+// notifications/cancelled that reaches a replica other than the one running
+// the call is carried to that one, and a session that ends on one replica
+// ends at once on every replica holding it; without it, cancellation reaches
+// only the receiving replica's calls, and a session deleted elsewhere ends
+// here at the next keep-alive tick.
+type SessionSignals interface {
+	// Signal tells every replica, this one included, about a session: kind
+	// SignalCancel with a request ID as data.
+	Signal(ctx context.Context, sessionID, kind string, data []byte) error
+	// OnSignal registers fn for the signals of every replica and for
+	// SignalEnd whenever a session is deleted on any replica; stop
+	// unregisters it. fn must not block.
+	OnSignal(fn func(sessionID, kind string, data []byte)) (stop func())
+}
+
+// Kinds of SessionSignals signals.
+const (
+	SignalCancel = "cancel" // data: the ID of the client request to cancel
+	SignalEnd    = "end"    // the session ended; no data
+	// SignalGETOpened: a GET stream of the session opened on some replica
+	// (GETRoutes.HoldGET announces it); no data. Messages waiting for a
+	// route to the client try again.
+	SignalGETOpened = "get"
+)
+
+// GETRoutes is an optional interface of a SessionBus whose replicas share
+// one session store (redisstore's). It carries fallback messages to the
+// replica that holds a session's GET stream at the cost of one round trip
+// per message, opening, and closing, and it never sends a message when no
+// replica holds one, so that a message with no route costs nothing. With
+// it, a GET request needs no read of the session store of its own: HoldGET
+// checks the session. When the bus has SessionSignals too, HoldGET
+// announces SignalGETOpened, which wakes the messages of the session that
+// wait for a route on every replica.
+type GETRoutes interface {
+	// HoldGET makes this replica the one that holds sessionID's GET stream
+	// and delivers what SendGET sends it on msgs, until release is called
+	// or ctx ends (msgs then closes). In the same step it checks that the
+	// session exists (ErrSessionNotFound otherwise) and restarts its idle
+	// expiry; release restarts it once more, the connection's end being the
+	// client's last sign of life.
+	HoldGET(ctx context.Context, sessionID string) (msgs <-chan []byte, release func(), err error)
+	// SendGET delivers msg to the replica holding sessionID's GET stream.
+	// It reports false, having sent nothing, when no live replica holds one.
+	SendGET(ctx context.Context, sessionID string, msg []byte) (sent bool, err error)
+}

@@ -114,13 +114,13 @@ func TestRequestStateTTLOption(t *testing.T) {
 	s := NewServer(Options{RequestStateTTL: time.Minute})
 	defer s.Close()
 	now := time.Unix(1_800_000_000, 0)
-	s.modern.rounds.sealer.Now = func() time.Time { return now }
-	tok, err := s.modern.rounds.sealer.Seal(&reqstate.State{Method: "tools/call", Name: "t", Digest: "d"})
+	s.http.modern.rounds.sealer.Now = func() time.Time { return now }
+	tok, err := s.http.modern.rounds.sealer.Seal(&reqstate.State{Method: "tools/call", Name: "t", Digest: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.modern.rounds.sealer.Now = func() time.Time { return now.Add(61 * time.Second) }
-	if _, err := s.modern.rounds.sealer.Open(tok, "tools/call", "t", "d", ""); !errors.Is(err, reqstate.ErrExpired) {
+	s.http.modern.rounds.sealer.Now = func() time.Time { return now.Add(61 * time.Second) }
+	if _, err := s.http.modern.rounds.sealer.Open(tok, "tools/call", "t", "d", ""); !errors.Is(err, reqstate.ErrExpired) {
 		t.Fatalf("open after 61s with a 1m TTL: %v", err)
 	}
 }

@@ -12,41 +12,29 @@ import (
 	"time"
 )
 
-// ServeStdio serves one client over newline-delimited JSON-RPC on r and w
-// (a server started as a subprocess: os.Stdin, os.Stdout). It returns nil
-// when r reaches EOF, after running calls finished (for up to 10 seconds;
-// questions to the client fail at once, as nothing can answer them) and
-// their responses were written; it returns ctx.Err() when ctx ends, after
-// cancelling running calls. A read
-// from r that is blocked when ctx ends is abandoned (close r to end it).
-//
-// The connection is one legacy session (after initialize) and one stream:
-// every server-to-client message, responses included, goes out on w in the
-// order it was queued, with the same backpressure as an HTTP stream. A
-// 2026-07-28 message (modern _meta, before any initialize) is handed to the
-// stateless core.
-func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	sess := s.liveSession(SessionState{ID: "stdio-" + newSessionID(), ProtocolVersion: Version20250326})
+// serve is Server.ServeStdio.
+func (t *stdioTransport) serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	sess := t.sessions.liveSession(SessionState{ID: "stdio-" + newSessionID(), ProtocolVersion: Version20250326})
 	sess.stdio = true
 	sess.established = false // until its initialize
 	sess.inputClosed = make(chan struct{})
 	out := sess.newStream(0, true, false)
 	out.stdio = true
 	sess.stdioOut = out
-	defer s.pending.DeleteSession(context.Background(), sess.id)
-	s.changes.addStdio(sess, out)
-	defer s.changes.removeStdio(sess)
-	defer s.sessionClosed(sess)
+	defer t.sessions.pending.DeleteSession(context.Background(), sess.id)
+	t.changes.addStdio(sess, out)
+	defer t.changes.removeStdio(sess)
+	defer sess.reportClosed()
 
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- writeLines(w, out) }()
 
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
-	go func() { readErr <- readLines(r, s.opts.MaxBodyBytes, lines, sess.ctx.Done()) }()
+	go func() { readErr <- readLines(r, t.maxLine, lines, sess.ctx.Done()) }()
 
 	var handlers sync.WaitGroup
-	c := &stdioConn{s: s, sess: sess, out: out, handlers: &handlers}
+	c := &stdioConn{t: t, sess: sess, out: out, handlers: &handlers}
 	var err error
 loop:
 	for {
@@ -74,13 +62,13 @@ loop:
 		close(sess.inputClosed)
 		drained := make(chan struct{})
 		go func() { handlers.Wait(); close(drained) }()
-		t := time.NewTimer(stdioDrain)
+		timer := time.NewTimer(stdioDrain)
 		select {
 		case <-drained:
-		case <-t.C:
+		case <-timer.C:
 		case <-ctx.Done():
 		}
-		t.Stop()
+		timer.Stop()
 	}
 	sess.cancel()
 	handlers.Wait()
@@ -91,12 +79,24 @@ loop:
 	return err
 }
 
+// stdioTransport serves clients over newline-delimited JSON-RPC: each
+// connection one legacy session after its initialize, or 2026-07-28
+// requests before one.
+type stdioTransport struct {
+	sessions *sessionTable
+	legacy   *sessionCore
+	modern   *statelessCore
+	d        *dispatcher
+	changes  *changeFanout // change notifications reach initialized connections
+	maxLine  int64         // Options.MaxBodyBytes
+}
+
 // stdioDrain bounds how long calls may run after stdin reached EOF.
 const stdioDrain = 10 * time.Second
 
 // stdioConn is the state of one ServeStdio loop.
 type stdioConn struct {
-	s        *Server
+	t        *stdioTransport
 	sess     *session
 	out      *stream
 	handlers *sync.WaitGroup
@@ -107,7 +107,7 @@ type stdioConn struct {
 // 2026-07-28 message carries modern _meta, until an initialize made the
 // connection a legacy session) and hands each request to it.
 func (c *stdioConn) handle(ctx context.Context, line []byte) {
-	s, sess := c.s, c.sess
+	t, sess := c.t, c.sess
 	msgs, bad, batch, perr := readMessages(line)
 	if perr != nil {
 		c.out.q.tryPush(frame{data: encodeError(nil, perr)}) // nothing to wait for on a broken line
@@ -121,24 +121,24 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		switch {
 		case bad[i] != nil:
 			c.reply(m.ID, bad[i])
-		case !c.legacy && s.isModernStdio(m):
+		case !c.legacy && t.isModernStdio(m):
 			c.serveModern(m)
 		case m.Method == methodInitialize && m.isRequest():
 			// In order: the next line must find the session established.
 			c.out.owe(1)
-			s.legacy.serve(ctx, sess, m, c.out, c.establish)
+			t.legacy.serve(ctx, sess, m, c.out, c.establish)
 		case m.isRequest():
 			c.out.owe(1)
 			c.handlers.Add(1)
 			go func() {
 				defer c.handlers.Done()
-				s.legacy.serve(context.WithoutCancel(ctx), sess, m, c.out, nil)
+				t.legacy.serve(context.WithoutCancel(ctx), sess, m, c.out, nil)
 			}()
 		case m.isNotification():
-			s.serveNotification(sess, m)
+			t.sessions.serveNotification(sess, m)
 		default:
-			if res, _ := s.serveAnswer(sess, m); res != Delivered {
-				s.logger.LogAttrs(ctx, slog.LevelWarn, "answer refused", slog.String("session", sess.id),
+			if res, _ := t.sessions.serveAnswer(sess, m); res != Delivered {
+				t.sessions.logger.LogAttrs(ctx, slog.LevelWarn, "answer refused", slog.String("session", sess.id),
 					slog.String("id", string(m.ID)), slog.Bool("expired", res == Expired))
 			}
 		}
@@ -154,7 +154,7 @@ func (c *stdioConn) reply(id json.RawMessage, e *Error) {
 func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, error) {
 	c.legacy = true
 	sess := c.sess
-	defer c.s.sessionOpened(sess, st.ProtocolVersion)
+	defer sess.opened(st.ProtocolVersion)
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	sess.established = true
@@ -171,7 +171,7 @@ func (c *stdioConn) serveModern(m *message) {
 	ctx, cancel := context.WithCancelCause(c.sess.ctx)
 	if m.isRequest() && !c.sess.addInflight(m.ID, cancel) {
 		cancel(nil)
-		_ = c.out.push(context.Background(), encodeError(m.ID, errSessionBusy(c.s.opts.MaxCallsPerSession)))
+		_ = c.out.push(context.Background(), encodeError(m.ID, errSessionBusy(c.t.sessions.opts.maxCallsPerSession)))
 		return
 	}
 	c.handlers.Add(1)
@@ -181,14 +181,14 @@ func (c *stdioConn) serveModern(m *message) {
 		if m.isRequest() {
 			defer c.sess.removeInflight(m.ID)
 		}
-		c.s.serveModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
+		c.t.serveModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
 	}()
 }
 
 // isModernStdio reports whether a message read on stdio belongs to the
 // 2026-07-28 era: it carries modern _meta. The stdio loop asks only until a
 // legacy initialize was seen.
-func (s *Server) isModernStdio(msg *message) bool {
+func (t *stdioTransport) isModernStdio(msg *message) bool {
 	return msg.Method != "" && msg.params().modern()
 }
 
@@ -198,7 +198,7 @@ func (s *Server) isModernStdio(msg *message) bool {
 // sent. There are no headers on stdio, so only the _meta and version checks
 // apply before the era serves the method. from is the connection, the
 // caller of a request without a principal.
-func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error, from string) {
+func (t *stdioTransport) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error, from string) {
 	if !msg.isRequest() {
 		return // notifications: cancellation is the loop's business
 	}
@@ -213,13 +213,13 @@ func (s *Server) serveModernStdio(ctx context.Context, msg *message, send func(c
 	}
 	meta, e := parseRequestMeta(msg.params().Meta)
 	if e == nil {
-		e = s.d.versions.checkModern(meta.ProtocolVersion)
+		e = t.d.versions.checkModern(meta.ProtocolVersion)
 	}
 	if e != nil {
 		reply(encodeError(msg.ID, e))
 		return
 	}
-	data, _ := s.modern.serve(ctx, msg, meta, &modernStdioStream{send: send}, from)
+	data, _ := t.modern.serve(ctx, msg, meta, &modernStdioStream{send: send}, from)
 	reply(data)
 }
 

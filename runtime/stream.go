@@ -56,7 +56,7 @@ func (sess *session) newStream(expect int, sse, standalone bool) *stream {
 	}
 	return &stream{
 		id: id, sess: sess, sse: sse, standalone: standalone, expect: expect,
-		q: newBackpressureWait(sess.srv.opts.StreamBuffer),
+		q: newBackpressureWait(sess.table.opts.streamBuffer),
 	}
 }
 
@@ -75,8 +75,8 @@ func (st *stream) push(ctx context.Context, data []byte) error {
 	if st.startWriter != nil {
 		st.writerOnce.Do(st.startWriter)
 	}
-	if st.sess.srv.icpt.observing() {
-		return st.sess.srv.pushObserved(ctx, st, frame{data: data})
+	if st.sess.table.icpt.observing() {
+		return st.pushObserved(ctx, frame{data: data})
 	}
 	return st.q.push(ctx, frame{data: data})
 }
@@ -136,7 +136,7 @@ func (st *stream) detach(gen uint64) {
 	}
 	close(st.takeover)
 	st.takeover = nil
-	if w := st.sess.srv.opts.ResumeWindow; w > 0 && !st.standalone && !st.q.drained() {
+	if w := st.sess.table.opts.resumeWindow; w > 0 && !st.standalone && !st.q.drained() {
 		st.giveUp = time.AfterFunc(w, func() {
 			if !st.attached() {
 				st.q.abandon()
@@ -191,7 +191,7 @@ func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) e
 
 // store appends data to the stream's events; st.wmu is held.
 func (st *stream) store(ctx context.Context, data []byte) (string, error) {
-	events := st.sess.srv.events
+	events := st.sess.table.events
 	var id string
 	var err error
 	if se, ok := events.(StreamEventStore); ok {
@@ -211,7 +211,7 @@ func (st *stream) prime(ctx context.Context, w *sseWriter) error {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	var id string
-	if se, ok := st.sess.srv.events.(StreamEventStore); ok {
+	if se, ok := st.sess.table.events.(StreamEventStore); ok {
 		id = se.PrimeAfter(st.sess.id, st.id, st.lastStored)
 	} else {
 		var err error
@@ -219,7 +219,7 @@ func (st *stream) prime(ctx context.Context, w *sseWriter) error {
 			return err
 		}
 	}
-	return w.prime(id, st.sess.srv.opts.RetryInterval)
+	return w.prime(id, st.sess.table.opts.retryInterval)
 }
 
 // resume attaches a new writer after lastEventID: it replays every event
@@ -228,8 +228,18 @@ func (st *stream) resume(ctx context.Context, w *sseWriter, lastEventID string) 
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	gen, takeover := st.attach()
-	_, err := st.sess.srv.events.Replay(ctx, st.sess.id, lastEventID, func(id string, data []byte) error {
+	_, err := st.sess.table.events.Replay(ctx, st.sess.id, lastEventID, func(id string, data []byte) error {
 		return w.event(id, data)
 	})
 	return gen, takeover, err
+}
+
+// pushObserved queues data like st.q.push and reports a wait for room to
+// the interceptors.
+func (st *stream) pushObserved(ctx context.Context, f frame) error {
+	sess := st.sess
+	return st.q.pushObserved(ctx, f, func(d time.Duration) {
+		sess.table.icpt.emit(ctx, Event{Kind: BackpressureWaited, SessionID: sess.id, ProtocolVersion: sess.version(),
+			Transport: sess.transport(), Duration: d})
+	})
 }

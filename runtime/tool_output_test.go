@@ -144,7 +144,7 @@ func BenchmarkOutputCheck(b *testing.B) {
 	res := &ToolResult{StructuredContent: json.RawMessage(`{"sum":3}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		if t.checkOutput(res, s.logger) != res {
+		if t.checkOutput(res, s.d.logger) != res {
 			b.Fatal("rejected")
 		}
 	}
