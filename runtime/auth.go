@@ -15,8 +15,8 @@ import (
 // This file is the runtime's side of MCP authorization (2025-06-18 onwards):
 // over HTTP the server is an OAuth 2.1 resource server. Options.Auth switches
 // it on; the runtime then serves Protected Resource Metadata (RFC 9728),
-// demands a bearer token on every request (auth_http.go), checks the scopes
-// each tool declares before its handler runs (auth_scopes.go) and binds
+// demands a bearer token on every request (http_auth.go), checks the scopes
+// each tool declares before its handler runs (the method rows' rules, method_scopes.go) and binds
 // legacy sessions and 2026-07-28 requestState to the principal. Verifying a
 // token is a TokenVerifier's job: the oauth module holds a JWT verifier and an
 // RFC 7662 introspection verifier, so the runtime itself needs no OAuth

@@ -3,86 +3,183 @@
 // Streamable HTTP (protocol versions 2025-03-26 to 2026-07-28 on one
 // endpoint) and stdio.
 //
-// Three mechanisms keep elicitation from deadlocking; each is a named type in a
-// file named after it:
+// # Writing handlers
 //
-//   - requestScopedSender: a server-to-client message caused by a client request
-//     rides that request's own response stream;
-//   - backpressureWait: a full stream buffer makes the sender wait, bounded by its
-//     context; nothing is dropped or spilled to another stream;
-//   - sharedIDAllocator: one ID space per session for every server-to-client
-//     request, keep-alive pings included.
+// Generated code registers typed adapters with [Server.AddTool],
+// [Server.AddPrompt], [Server.AddResource] and [Server.AddResourceTemplate];
+// a handler receives its [Call], the handle through which it talks back to
+// the client: [Call.Elicit] (forms, [Elicitation]) and [Call.ElicitURL],
+// [Call.CreateMessage], [Call.ListRoots], [Call.Progress], [Call.Log], and
+// the change announcements such as [Call.NotifyResourceUpdated]. Results
+// are a [ToolResult] ([ContentResult], [StructuredResult]), a
+// [PromptResult] or a [ResourceResult]; an [*Error] is a JSON-RPC error of
+// the handler's choosing. The handler is the same in every protocol
+// version and transport.
 //
-// Generated code talks to the runtime through [Server.AddTool], [Tool],
-// [Elicitation] and the per-call [Call]; prompts, resources and completion
-// register the same way through [Server.AddPrompt], [Server.AddResource]
-// and [Server.AddResourceTemplate] (feature_registry.go holds them,
-// uri_template.go matches templates), and the application announces changes
-// with the Notify methods (change_notifications.go). Everything else is
-// transport:
+// # Serving
 //
-//   - [Server.ListenAndServe] (or [Server.Serve] on a listener) serves the
-//     endpoint at /mcp and shuts down gracefully when its context ends; a
-//     Server is also an [net/http.Handler] for any mux, and [Server.ServeStdio]
-//     serves one client over stdin/stdout.
-//   - Legacy sessions (2025-03-26 to 2025-11-25) live in a [SessionStore],
-//     server-to-client requests wait in a [PendingRouter] keyed by (session,
-//     ID), and SSE events are kept for Last-Event-ID in an [EventStore]; the
-//     in-memory defaults serve one process, and shared implementations plus a
-//     [SessionBus] let replicas serve any request of any session.
-//   - The lifecycle of every server-to-client request (parent request, ID,
-//     route, outcome) is logged at debug level as "outbound request" records
-//     through [Options.Logger].
-//   - [Options.Auth] makes the HTTP endpoint an OAuth 2.1 resource server
-//     (auth.go): Protected Resource Metadata and bearer challenges
-//     (auth_http.go), the scopes of each [Tool] (auth_scopes.go), sessions
-//     bound to their principal (auth_session.go); a [TokenVerifier] turns a
-//     token into a [Principal]. stdio is not authenticated.
-//   - [Options.Interceptors] (interceptor.go, interceptor_chain.go) wrap
-//     every incoming request, every server-to-client request of a [Call]
-//     and observe sessions, streams and backpressure waits; module
-//     github.com/mcpgen/mcpgen/otel builds OpenTelemetry traces and metrics
-//     on them.
+// [NewServer] takes [Options], whose zero value is a safe default (every
+// bound is listed in docs/bounds.md). [Server.ListenAndServe] (or
+// [Server.Serve]) serves /mcp and shuts down gracefully; a Server is an
+// [net/http.Handler] for any mux, and [Server.ServeStdio] serves one client
+// over stdin and stdout. [Server.Shutdown] and [Server.Close] end it.
 //
-// # A request's way through the package
+// # Authorization
 //
-// Every request passes these files in this order, and never goes back:
+// [Options.Auth] makes the HTTP endpoint an OAuth 2.1 resource server:
+// Protected Resource Metadata, bearer challenges, and the scopes of each
+// tool, prompt, resource and extension method. A [TokenVerifier] turns a
+// token into a [Principal] (module github.com/mcpgen/mcpgen/oauth verifies
+// JWTs); [PrincipalFromContext] and [Call.Principal] tell a handler who
+// called. stdio is not authenticated.
 //
-//  1. Transport: http_handler.go (Origin, Host, with Options.Auth the bearer
-//     token of auth_http.go, the HTTP method), then
-//     http_post.go, which picks the era: a session ID or an initialize is
+// # Interceptors
+//
+// [Options.Interceptors] wrap every incoming request and every request a
+// [Call] sends the client, and observe sessions, streams and backpressure
+// waits as [Event]s; module github.com/mcpgen/mcpgen/otel builds
+// OpenTelemetry traces and metrics on them.
+//
+// # Extensions
+//
+// [Server.AddExtension] declares an [Extension] in capabilities.extensions
+// and adds its [Method]s to the method table, each with its [AuthRule]
+// (see the recipe below). The tasks extension is the runtime's own; skills
+// and MCP Apps (packages ext/skills and ext/apps) are built on the same
+// seam.
+//
+// # Replica stores
+//
+// Legacy sessions (2025-03-26 to 2025-11-25) live in a [SessionStore],
+// server-to-client requests wait in a [PendingRouter], SSE events are kept
+// for Last-Event-ID in an [EventStore], tasks in a [TaskStore] and spent
+// 2026-07-28 request states in a [StateLedger]. The in-memory defaults serve
+// one process; shared implementations and a [SessionBus] (module
+// github.com/mcpgen/mcpgen/redisstore) let replicas serve any request of
+// any session.
+//
+// # For contributors: the three mechanisms
+//
+// Three mechanisms keep elicitation from deadlocking; each is a named type
+// in a file named after it:
+//
+//   - requestScopedSender: a server-to-client message caused by a client
+//     request rides that request's own response stream;
+//   - backpressureWait: a full stream buffer makes the sender wait, bounded
+//     by its context; nothing is dropped or spilled to another stream;
+//   - sharedIDAllocator: one ID space per session for every
+//     server-to-client request, keep-alive pings included.
+//
+// # For contributors: tiers
+//
+// The files are grouped by concept into tiers, top to bottom; a file names
+// declarations of its own tier and of lower ones only, and
+// layering_test.go (which lists every file's tier) fails otherwise. What a
+// lower part needs from a higher one reaches it as a value the Server wires
+// in: an era's peer, a transport's stream, a func.
+//
+//   - face: server.go (Server, the composition root: NewServer builds the
+//     parts, the public methods delegate), serve.go.
+//   - transports: http_handler.go (httpTransport: Origin, Host, bearer
+//     token, routing), http_auth.go, http_post.go, http_get.go,
+//     http_modern.go (the 2026-07-28 header checks), modern_http_stream.go,
+//     stdio.go (stdioTransport).
+//   - fan-out: change_notifications.go (changeFanout: list and resource
+//     changes to every client, on every replica).
+//   - eras: era_legacy.go (sessionCore) and era_modern.go (statelessCore,
+//     roundSealer), their peers legacy_peer.go and mrtr_peer.go, the
+//     sessions (session_table.go, session.go, stream.go, keepalive.go,
+//     session_bus.go), the three mechanisms (request_scoped_sender.go,
+//     backpressure_wait.go, shared_id_allocator.go), task_era.go and
+//     task_input_first.go.
+//   - dispatch: method_table.go (dispatcher, one row per method),
+//     method_<family>.go, method_scopes.go (the rows' authorization rules),
+//     listen.go, extension.go.
+//   - features: feature_registry.go, feature_lists.go, prompt.go,
+//     resource.go, completion.go, task.go, task_peer.go, task_wire.go.
+//   - core seams: era.go (the era interface, request, outcome),
+//     interceptor_chain.go, interceptor.go, caller_share.go, options.go.
+//   - stores: session_store.go, pending_router.go, event_store.go,
+//     state_ledger.go, task_store.go.
+//   - vocabulary: call.go, tool.go, tool_output.go, content.go,
+//     elicitation.go, url_elicitation.go, sampling.go, errors.go,
+//     version.go, optional.go, auth.go, jsonrpc.go, request_params.go,
+//     method_names.go, sse_writer.go.
+//
+// # For contributors: a request's way through the package
+//
+// A request goes down the tiers and its outcome comes back up the same
+// way:
+//
+//  1. Transport: Server.ServeHTTP hands it to httpTransport.ServeHTTP
+//     (http_handler.go: Origin, Host, the bearer token of http_auth.go, the
+//     HTTP method). http_post.go reads the body and decodes the messages
+//     and their params once (readMessages in method_table.go, over
+//     jsonrpc.go and request_params.go), checks the scopes a method's row
+//     asks for, and picks the era: a session ID or an initialize is
 //     legacy; modern _meta or a 2026-07-28 version header goes to
-//     modern_http.go and its header and _meta checks (modern_headers.go,
-//     modern_header_params.go, modern_meta.go). stdio.go is the same for a
-//     stdio line; http_get.go serves streams, which carry no requests.
-//  2. Envelope: message_codec.go and request_params.go decode the message
-//     (jsonrpc.go) and its params, once, with the scanner in json_scan.go.
-//  3. Era (era.go): era_legacy.go takes the client's facts from its session
-//     and asks live questions through request_scoped_sender.go;
-//     era_modern.go takes them from _meta and asks with input_required
-//     rounds sealed by request_state.go. The era frames what the method
-//     returns.
-//  4. Method: method_table.go passes the request through the interceptors
-//     (interceptor_chain.go), counts it for graceful shutdown and calls the
-//     method's one function, in method_<name>.go.
-//  5. Handler: a Call (call.go) talks through the era's peer: legacy_peer.go
-//     waits for a live answer (ID from shared_id_allocator.go, wait in
-//     pending_router.go); mrtr_peer.go answers from the retry or records the
-//     question.
+//     http_modern.go and its header and _meta checks. stdio.go does the
+//     same for a stdio line; http_get.go serves the legacy GET stream,
+//     which carries no requests.
+//  2. Era: a legacy request finds its session (session_table.go) and
+//     sessionCore.serve (era_legacy.go) runs it in the session, with a
+//     requestScopedSender on the POST's stream; statelessCore.serve
+//     (era_modern.go) takes the client's facts from _meta. Either gives the
+//     dispatcher a request whose era (era.go) answers what differs.
+//  3. Dispatch: dispatcher.serve (method_table.go) looks up the method's
+//     row, authorizes it by the row's rule, passes it through the
+//     interceptors (interceptor_chain.go), counts it for graceful shutdown
+//     and calls the row's function in method_<family>.go.
+//  4. Features: the method finds what it serves in the featureRegistry
+//     (tools, prompts, resources, templates) or the taskEngine, and runs
+//     the handler with a Call (call.go) whose peer the era opened:
+//     legacy_peer.go asks live (an ID from the sharedIDAllocator, the wait
+//     in the PendingRouter, the message on the request's own stream through
+//     the backpressureWait); mrtr_peer.go answers from the retry or records
+//     the question for an input_required round.
+//  5. Back up: the era frames the outcome (sessionCore.frame,
+//     statelessCore), and the transport writes it: writePOST as JSON or,
+//     once anything else rode the stream, as SSE (stream.go,
+//     sse_writer.go, event_store.go for resumption); modern_http_stream.go
+//     or stdio.go for 2026-07-28.
 //
-// A tool whose Definition says execution.taskSupport may run as a task
-// (task.go): tools/call stores the task in the TaskStore (task_store.go) and
-// answers at once, and the handler runs on in its own goroutine through a
-// taskPeer (task_peer.go), whose questions park in the task until an answer
-// arrives through tasks/update (2026-07-28) or on the stream of a
-// tasks/result (2025-11-25). The tasks methods are method_tasks_*.go.
+// # For contributors: adding a method
 //
-// Legacy responses go out on a stream (stream.go, backpressure_wait.go) that
-// writePOST sends as JSON or, once anything else rides it, as SSE
-// (sse_writer.go, event_store.go); 2026-07-28 responses are written by
-// modern_http_stream.go or stdio.go.
+//  1. Name it in method_names.go (the one place a method's name is
+//     spelled).
+//  2. Write its one function, func (d *dispatcher) name(ctx
+//     context.Context, rq *request) outcome, in the method_<family>.go of
+//     its family. What differs between eras it asks rq.era, never the
+//     version; its params are rq.params.
+//  3. Add its row to coreMethods (method_table.go): name, eras (and
+//     versions, if fewer than the era's), the params members it reads
+//     (request_params.go), the member a 2026-07-28 Mcp-Name header mirrors,
+//     its list kind, its authorization rule (a scope rule from
+//     method_scopes.go, or noScopes said out loud) and its function.
+//     TestEveryMethodDecidesItsAuthorization fails on a row without a rule.
+//  4. Test it in every era and transport, with good and bad input, as
+//     method_parity_test.go does.
 //
-// To add a method, write its function in method_<name>.go, add its row
-// (name, eras, function) to methodTable, and test it in every era and
-// transport, as method_parity_test.go does.
+// # For contributors: adding an extension
+//
+// An extension needs no edit of this package (ExampleServer_AddExtension
+// runs one):
+//
+//  1. Give it an identifier (reverse DNS and a name) and the settings it
+//     declares in capabilities.extensions, and, when it exists only in some
+//     protocol versions, those versions: an [Extension].
+//  2. Write each method as a [Method]: its name, its [AuthRule] (the target
+//     a request names and the scopes it needs, or [NoScopes]) and its Serve
+//     function, which reads a [MethodRequest] (params, protocol version,
+//     principal, what the client declared for the extension) and returns a
+//     [MethodResult] or an [*Error].
+//  3. Call [Server.AddExtension] once per server ([ErrExtensionAdded] after
+//     that); its resources are ordinary resources and templates, and a
+//     tool's handler adapts to a client that declared the extension with
+//     [Call.ClientExtension].
+//  4. Test it in every era and transport, as ext/skills and ext/apps do.
+//
+// The runtime's own tasks extension (method_tasks.go) goes through the same
+// rows, with hooks into the era seam (task_era.go) that the public seam does
+// not offer yet.
 package runtime

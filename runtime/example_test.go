@@ -229,6 +229,50 @@ func ExampleCall_NotifyResourceUpdated() {
 	// {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Saved."}]}}
 }
 
+// An extension: its identifier and settings in capabilities.extensions
+// (initialize in a legacy session, server/discover in 2026-07-28), and its
+// methods as rows of the server's method table, each saying how it is
+// authorized. Its methods are served in every era and transport like the
+// core's, and refused with -32601 to a client of a version the extension
+// does not name.
+func ExampleServer_AddExtension() {
+	srv := runtime.NewServer(runtime.Options{})
+	defer srv.Close()
+	err := srv.AddExtension(runtime.Extension{
+		ID:       "com.example/clock",
+		Settings: json.RawMessage(`{"zones":["UTC"]}`),
+		Methods: []runtime.Method{{
+			Name: "clock/zone",
+			// Whoever may use the server may ask; a method that reads a
+			// protected thing names it and its scopes instead.
+			Authorize: runtime.NoScopes,
+			Serve: func(ctx context.Context, req *runtime.MethodRequest) (*runtime.MethodResult, error) {
+				var p struct{ Zone string }
+				if err := json.Unmarshal(req.Params, &p); err != nil || p.Zone != "UTC" {
+					return nil, runtime.NewError(runtime.CodeInvalidParams, "clock/zone: params.zone must be \"UTC\"")
+				}
+				return &runtime.MethodResult{Result: map[string]string{"zone": p.Zone, "offset": "+00:00"}}, nil
+			},
+		}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	discover := postModern(ts.URL, "server/discover", "", map[string]any{}, nil)
+	fmt.Println(discover["capabilities"].(map[string]any)["extensions"])
+	utc := postModern(ts.URL, "clock/zone", "", map[string]any{"zone": "UTC"}, nil)
+	fmt.Println(utc["zone"], utc["offset"])
+	fmt.Println(postModern(ts.URL, "clock/zone", "", map[string]any{"zone": "CET"}, nil)["error"])
+	// Output:
+	// map[com.example/clock:map[zones:[UTC]]]
+	// UTC +00:00
+	// map[code:-32602 message:clock/zone: params.zone must be "UTC"]
+}
+
 // postModern sends one 2026-07-28 request to the MCP endpoint at url: the
 // standard headers, and the protocol version and the client's capabilities
 // in params._meta (2026-07-28 has no session). It returns the result, or

@@ -16,7 +16,7 @@ import (
 )
 
 // headerLastEventID resumes a stream (Mcp-Session-Id and MCP-Protocol-Version
-// are declared with the other standard headers in modern_headers.go).
+// are declared with the other standard headers in version.go).
 const headerLastEventID = "Last-Event-ID"
 
 // httpTransport serves the MCP endpoint over Streamable HTTP: both eras on

@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -23,10 +24,7 @@ import (
 // one it receives as a value (a func, an interface) when the Server wires
 // the parts. doc.go draws the same map; a new file goes in the tier of its
 // concept, and this test fails until it is listed.
-var tiers = []struct {
-	name  string
-	files []string
-}{
+var tiers = []tier{
 	{"face", []string{
 		// Server: the composition root, its public methods delegates.
 		"server.go", "serve.go", "doc.go",
@@ -82,6 +80,11 @@ var tiers = []struct {
 	}},
 }
 
+type tier struct {
+	name  string
+	files []string
+}
+
 // TestLayering fails when a runtime file names a declaration of a higher
 // tier, or is in no tier.
 func TestLayering(t *testing.T) {
@@ -122,6 +125,65 @@ func TestLayering(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Error(p)
+	}
+}
+
+// TestDocTiers keeps doc.go's map true: its tiers section puts each file
+// in the tier this test's table does, and names every file; and every file
+// doc.go names anywhere (the request's way, the recipes) exists.
+func TestDocTiers(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(doc), "\n//", "")
+	fileName := regexp.MustCompile(`[a-z0-9_<>]+\.go\b`)
+	for _, name := range fileName.FindAllString(text, -1) {
+		if strings.Contains(name, "<") {
+			continue
+		}
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("doc.go names %s, which is not a runtime file", name)
+		}
+	}
+	start := strings.Index(text, "# For contributors: tiers")
+	end := strings.Index(text, "# For contributors: a request's way")
+	if start < 0 || end < start {
+		t.Fatal("doc.go has no tiers section before the request's way")
+	}
+	tierOf := map[string]int{}
+	for i, tier := range tiers {
+		for _, f := range tier.files {
+			tierOf[f] = i
+		}
+	}
+	mentioned := map[string]bool{}
+	for _, bullet := range strings.Split(text[start:end], "  - ")[1:] {
+		name, rest, ok := strings.Cut(bullet, ":")
+		i := slices.IndexFunc(tiers, func(t tier) bool { return t.name == strings.TrimSpace(name) })
+		if !ok || i < 0 {
+			t.Errorf("doc.go's tier %q is not a tier of layering_test.go", name)
+			continue
+		}
+		for _, f := range fileName.FindAllString(rest, -1) {
+			if f == "method_<family>.go" {
+				for _, g := range tiers[i].files {
+					if strings.HasPrefix(g, "method_") {
+						mentioned[g] = true
+					}
+				}
+				continue
+			}
+			if j, ok := tierOf[f]; !ok || j != i {
+				t.Errorf("doc.go puts %s in tier %q; layering_test.go does not", f, tiers[i].name)
+			}
+			mentioned[f] = true
+		}
+	}
+	for f := range tierOf {
+		if !mentioned[f] && f != "doc.go" && f != "layering_test.go" {
+			t.Errorf("doc.go's tiers section does not name %s", f)
+		}
 	}
 }
 

@@ -184,7 +184,7 @@ func (d *dispatcher) listen(ctx context.Context, rq *request) outcome {
 
 // honour is the part of filter this server serves: the kinds it has
 // registered something for, and the resource URIs normalized
-// (resource_uri.go). More than maxSubscriptions resource URIs, or more than
+// (internal/resourceuri). More than maxSubscriptions resource URIs, or more than
 // Options.MaxSubscriptionBytes of them, is -32602.
 func (d *dispatcher) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
 	tools, prompts, resources, _, _ := d.features.offers()

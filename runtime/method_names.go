@@ -2,7 +2,7 @@ package runtime
 
 // The names of the MCP methods and notifications the runtime serves, sends
 // or reads: each is spelled here and only here (the envelope codec interns
-// the busiest ones, message_codec.go), so that a method's name, like its
+// the busiest ones, jsonrpc.go), so that a method's name, like its
 // row in the method table, has one home.
 const (
 	methodInitialize           = "initialize"

@@ -42,7 +42,7 @@ var ErrResourceNotFound = errors.New("mcpgen: resource not found")
 // ErrResourceNotFound and a handler returning no contents are the era's
 // resource-not-found error: -32002 in legacy sessions, -32602 in 2026-07-28,
 // both with data.uri. The URI is matched, authorized and handed to the
-// handler normalized (resource_uri.go): every spelling of it reads one
+// handler normalized (internal/resourceuri): every spelling of it reads one
 // resource. Contents without a uri get the requested one. Like
 // tools/call, in 2026-07-28 a read may take several rounds when the
 // handler elicits.
@@ -113,7 +113,7 @@ const maxSubscriptions = 1024
 // session hears notifications/resources/updated for the URI (on its GET
 // stream, or the stdio connection) from then on. The URI need not be
 // listed: it may name a resource that exists later; it is kept normalized
-// (resource_uri.go), so every spelling of it is one subscription. More than
+// (internal/resourceuri), so every spelling of it is one subscription. More than
 // maxSubscriptions URIs, or more than Options.MaxSubscriptionBytes of them,
 // is -32602.
 func (d *dispatcher) subscribeResource(ctx context.Context, rq *request) outcome {

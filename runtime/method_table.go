@@ -29,7 +29,7 @@ type methodRow struct {
 	// or pTaskID), or 0 for none.
 	nameParam paramSet
 	// auth is how a request is authorized: the target it names and the
-	// scopes that target requires (auth_scopes.go), or noScopes. Every row
+	// scopes that target requires (method_scopes.go), or noScopes. Every row
 	// must decide (method_table_test.go walks the table).
 	auth authRule
 	// list is the list a list method pages (feature_lists.go).

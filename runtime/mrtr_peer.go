@@ -39,7 +39,7 @@ type mrtrPeer struct {
 	used    map[string]reqstate.Answer // answers the handler consumed, bound to their questions
 	asked   map[string]inputRequest    // questions without an answer
 	invalid *Error                     // a malformed answer: the round fails with it
-	wait    *roundWait                 // when this round's answers were asked (mrtr_wait.go); nil in a first round
+	wait    *roundWait                 // when this round's answers were asked (roundWait, below); nil in a first round
 }
 
 // inputRequest is one entry of an input_required result's inputRequests.

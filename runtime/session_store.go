@@ -25,7 +25,7 @@ type SessionState struct {
 	// (resources/subscribe), in subscription order.
 	Subscriptions []string `json:"subscriptions,omitempty"`
 	// Principal is a digest of the issuer and subject of the token that
-	// created the session; only that principal may use it (auth_session.go).
+	// created the session; only that principal may use it (session_table.go).
 	Principal string `json:"principal,omitempty"`
 }
 

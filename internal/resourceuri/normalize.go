@@ -21,7 +21,7 @@ import "strings"
 // unreserved characters (ALPHA, DIGIT, "-", ".", "_", "~") decoded, and
 // the hex digits of the remaining percent-encodings uppercased. It leaves
 // dot segments alone: removing them is only meaningful for hierarchical
-// paths, and template variables refuse them instead (uri_template.go).
+// paths, and template variables refuse them instead (template.go).
 // A malformed percent-encoding ("%zz") is kept as it is; no template
 // matches it.
 func Normalize(u string) string {

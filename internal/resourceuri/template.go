@@ -120,7 +120,7 @@ func Parse(raw string) (*Template, error) {
 				return nil, fmt.Errorf("URI template %q: text after a query expression at offset %d; query expressions must end the template", raw, i)
 			}
 			// Literals are matched against normalized URIs
-			// (resource_uri.go): the template's own are normalized too,
+			// (normalize.go): the template's own are normalized too,
 			// the first as a URI (its scheme and host), the others for
 			// their percent-encodings.
 			if i == 0 {
