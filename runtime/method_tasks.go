@@ -12,18 +12,26 @@ import (
 // outstanding question (inputRequests), the result or the error. An unknown
 // or expired task is -32602.
 func (d *dispatcher) getTask(ctx context.Context, rq *request) outcome {
-	if e := gateTasks(rq); e != nil {
-		return failure(e)
-	}
-	id, e := taskID(rq)
-	if e != nil {
-		return failure(e)
-	}
-	r, e := d.tasks.load(ctx, rq, id)
+	_, r, e := d.requestedTask(ctx, rq)
 	if e != nil {
 		return failure(e)
 	}
 	return rq.era.tasks().view(r)
+}
+
+// requestedTask is the task a tasks/* request names, once the era allows
+// tasks for the request: another caller's task is answered as an unknown
+// one (taskEngine.load).
+func (d *dispatcher) requestedTask(ctx context.Context, rq *request) (string, *TaskRecord, *Error) {
+	if e := gateTasks(rq); e != nil {
+		return "", nil, e
+	}
+	id, e := taskID(rq)
+	if e != nil {
+		return "", nil, e
+	}
+	r, e := d.tasks.load(ctx, rq, id)
+	return id, r, e
 }
 
 // cancelTask answers tasks/cancel. A running task is cancelled before the
@@ -33,14 +41,8 @@ func (d *dispatcher) getTask(ctx context.Context, rq *request) outcome {
 // acknowledges with an empty result, also for a task that already ended
 // (idempotent).
 func (d *dispatcher) cancelTask(ctx context.Context, rq *request) outcome {
-	if e := gateTasks(rq); e != nil {
-		return failure(e)
-	}
-	id, e := taskID(rq)
+	id, _, e := d.requestedTask(ctx, rq)
 	if e != nil {
-		return failure(e)
-	}
-	if _, e := d.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
 	r, ended, err := d.tasks.cancel(ctx, id, "cancelled by the client")
@@ -105,14 +107,8 @@ func (d *dispatcher) updateTask(ctx context.Context, rq *request) outcome {
 // The wait ends with the task, its TTL, or the request's context (session
 // end, notifications/cancelled).
 func (d *dispatcher) taskResult(ctx context.Context, rq *request) outcome {
-	if e := gateTasks(rq); e != nil {
-		return failure(e)
-	}
-	id, e := taskID(rq)
+	id, _, e := d.requestedTask(ctx, rq)
 	if e != nil {
-		return failure(e)
-	}
-	if _, e := d.tasks.load(ctx, rq, id); e != nil {
 		return failure(e)
 	}
 	live, _, e := rq.era.openRound(ctx, rq, "", nil, nil)
