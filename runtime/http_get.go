@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -65,7 +64,7 @@ func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 			st.detach(gen)
 			return
 		}
-		t.pump(ctx, sw, st, gen, takeover)
+		st.pump(ctx, sw, gen, takeover, t.opts.keepAlive)
 		return
 	}
 	st := sess.standaloneStream()
@@ -93,55 +92,5 @@ func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	t.pump(ctx, sw, st, gen, takeover)
-}
-
-// pump writes a stream's queue to one connection as events until the stream
-// is drained (its last response written), the connection ends, or a newer
-// connection takes the stream over. Long quiet periods get keep-alive
-// comments.
-func (t *httpTransport) pump(ctx context.Context, sw *sseWriter, st *stream, gen uint64, takeover <-chan struct{}) {
-	var tick <-chan time.Time
-	if t.opts.keepAlive > 0 {
-		ticker := time.NewTicker(t.opts.keepAlive)
-		defer ticker.Stop()
-		tick = ticker.C
-	}
-	defer st.detach(gen)
-	if t.icpt.observing() {
-		st.sess.streamEvent(ctx, StreamOpened, "sse")
-		defer st.sess.streamEvent(ctx, StreamClosed, "sse")
-	}
-	for {
-		f, ok, wait := st.q.pop()
-		if ok && f.data == nil {
-			continue // an upgrade marker (StreamAfter)
-		}
-		if ok {
-			if st.emit(ctx, sw, gen, f) != nil {
-				return // taken over, or the connection or event store failed
-			}
-			continue
-		}
-		if st.q.drained() {
-			if !st.standalone {
-				st.sess.removeStream(st)
-			}
-			return // the last response goes out as the handler returns
-		}
-		if sw.sync() != nil {
-			return
-		}
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return
-		case <-takeover:
-			return
-		case <-tick:
-			if sw.comment() != nil {
-				return
-			}
-		}
-	}
+	st.pump(ctx, sw, gen, takeover, t.opts.keepAlive)
 }

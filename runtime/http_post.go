@@ -228,7 +228,7 @@ func (t *httpTransport) writePOST(w http.ResponseWriter, r *http.Request, sess *
 		for i := len(held) - 1; i >= 0; i-- {
 			st.q.unpop(held[i])
 		}
-		t.pump(r.Context(), sw, st, gen, takeover)
+		st.pump(r.Context(), sw, gen, takeover, t.opts.keepAlive)
 		return
 	}
 	switch {

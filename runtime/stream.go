@@ -243,3 +243,55 @@ func (st *stream) pushObserved(ctx context.Context, f frame) error {
 			Transport: sess.transport(), Duration: d})
 	})
 }
+
+// pump writes the stream's queue to one connection as events until the
+// stream is drained (its last response written), the connection ends, or a
+// newer connection takes the stream over. Long quiet periods get keep-alive
+// comments every keepAlive (none when it is not positive). The POST of a
+// request whose response became an event stream and the GET that opens or
+// resumes a stream both write through it.
+func (st *stream) pump(ctx context.Context, sw *sseWriter, gen uint64, takeover <-chan struct{}, keepAlive time.Duration) {
+	var tick <-chan time.Time
+	if keepAlive > 0 {
+		ticker := time.NewTicker(keepAlive)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
+	defer st.detach(gen)
+	if st.sess.table.icpt.observing() {
+		st.sess.streamEvent(ctx, StreamOpened, "sse")
+		defer st.sess.streamEvent(ctx, StreamClosed, "sse")
+	}
+	for {
+		f, ok, wait := st.q.pop()
+		if ok && f.data == nil {
+			continue // an upgrade marker (StreamAfter)
+		}
+		if ok {
+			if st.emit(ctx, sw, gen, f) != nil {
+				return // taken over, or the connection or event store failed
+			}
+			continue
+		}
+		if st.q.drained() {
+			if !st.standalone {
+				st.sess.removeStream(st)
+			}
+			return // the last response goes out as the handler returns
+		}
+		if sw.sync() != nil {
+			return
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return
+		case <-takeover:
+			return
+		case <-tick:
+			if sw.comment() != nil {
+				return
+			}
+		}
+	}
+}
