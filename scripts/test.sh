@@ -7,7 +7,7 @@
 #
 # Prints a line when each stage starts, a progress line every 30s while one
 # runs, and its time when it ends; then a "N passed, N failed" line. Exits
-# non-zero when any stage fails. 8 to 10 minutes on 2 cores.
+# non-zero when any stage fails. about 15 minutes on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -83,7 +83,7 @@ go_module() { # go_module DIR: vet and test one module under -race; go test prin
 	)
 }
 
-echo "scripts/test.sh: 8 to 10 minutes on 2 cores. A stage passes or fails as a whole: lines"
+echo "scripts/test.sh: about 15 minutes on 2 cores. A stage passes or fails as a whole: lines"
 echo "inside one that read \"note (the SDK's own log, no call failed)\" are what a client SDK logged, explained."
 
 part "gofmt" gofmt_clean
