@@ -7,7 +7,7 @@
 #
 # Prints a line when each stage starts, a progress line every 30s while one
 # runs, and its time when it ends; then a "N passed, N failed" line. Exits
-# non-zero when any stage fails. about 15 minutes on 2 cores.
+# non-zero when any stage fails. About 15 minutes on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
