@@ -234,8 +234,28 @@ type session struct {
 
 const protocolVersion = "2025-11-25"
 
-// do POSTs body to url and returns the response (the caller closes it).
+// do sends body to url with method and returns the response (the caller
+// closes it).
 func (s *session) do(ctx context.Context, method, url string, body any) (*http.Response, error) {
+	req, err := s.newRequest(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.http.Do(req)
+}
+
+// doAccept POSTs body to url with the client's own Accept header.
+func (s *session) doAccept(ctx context.Context, url, accept string, body any) (*http.Response, error) {
+	req, err := s.newRequest(ctx, http.MethodPost, url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	return s.c.http.Do(req)
+}
+
+// newRequest is a request of the session: its headers, body as JSON.
+func (s *session) newRequest(ctx context.Context, method, url string, body any) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -264,7 +284,7 @@ func (s *session) do(ctx context.Context, method, url string, body any) (*http.R
 			req.Header.Set("Mcp-Name", fmt.Sprint(p["name"]))
 		}
 	}
-	return s.c.http.Do(req)
+	return req, nil
 }
 
 // readMessages calls fn for each JSON-RPC message of a response, JSON or SSE,

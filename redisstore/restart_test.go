@@ -17,21 +17,23 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// privateRedis is a redis-server of one test's own, which the test stops and
-// starts again. It persists every write (appendfsync always), so sessions
-// survive a restart the way they do with a production Redis that persists.
+// privateRedis is a redis-server of one test's own: one the test stops and
+// starts again, or one whose counters only the test moves. With persist it
+// writes every change to disk (appendfsync always), so sessions survive a
+// restart the way they do with a production Redis that persists.
 type privateRedis struct {
 	bin, dir, addr string
+	persist        bool
 	cmd            *exec.Cmd
 	exited         chan struct{}
 }
 
-func startPrivateRedis(t *testing.T) *privateRedis {
+func startPrivateRedis(t *testing.T, persist bool) *privateRedis {
 	bin := os.Getenv("MCPGEN_REDIS_SERVER")
 	if bin == "" {
 		t.Skip("MCPGEN_REDIS_SERVER is not set: run redisstore/test.sh")
 	}
-	r := &privateRedis{bin: bin, dir: t.TempDir()}
+	r := &privateRedis{bin: bin, dir: t.TempDir(), persist: persist}
 	var last error
 	for range 5 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -51,8 +53,12 @@ func startPrivateRedis(t *testing.T) *privateRedis {
 
 func (r *privateRedis) start() error {
 	_, port, _ := net.SplitHostPort(r.addr)
-	r.cmd = exec.Command(r.bin, "--bind", "127.0.0.1", "--port", port, "--dir", r.dir, "--save", "",
-		"--appendonly", "yes", "--appendfsync", "always", "--logfile", "redis.log")
+	aof := []string{"--appendonly", "no"}
+	if r.persist {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	r.cmd = exec.Command(r.bin, append([]string{"--bind", "127.0.0.1", "--port", port, "--dir", r.dir, "--save", "",
+		"--logfile", "redis.log"}, aof...)...)
 	if err := r.cmd.Start(); err != nil {
 		return err
 	}
@@ -92,7 +98,7 @@ func (r *privateRedis) stop() {
 }
 
 func TestRedisRestartUnderLoad(t *testing.T) {
-	rd := startPrivateRedis(t)
+	rd := startPrivateRedis(t, true)
 	rs := startReplicas(t, 3, rd.addr, testPrefix(t), "-request-timeout", "3s", "-op-timeout", "1s")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

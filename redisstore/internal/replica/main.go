@@ -68,6 +68,7 @@ func main() {
 	rdb := redis.NewClient(&redis.Options{
 		Addr: *redisAddr, ContextTimeoutEnabled: true, MaxRetries: 1, PoolSize: 128,
 		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
+		DisableIdentity: true, // a new connection is one round trip (HELLO), which the round-trip counts leave out
 	})
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
@@ -131,6 +132,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := addTaskTools(srv, replicaID); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	if err := addPlainTools(srv); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
