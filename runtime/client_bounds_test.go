@@ -23,10 +23,11 @@ func TestOversizedClientInfoIsNotStored(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("initialize: %d", resp.StatusCode)
 	}
-	st, err := s.sessions.store.Load(context.Background(), resp.Header.Get(headerSessionID))
-	if err != nil {
-		t.Fatal(err)
+	sess := s.sessions.heldSession(resp.Header.Get(headerSessionID))
+	if sess == nil {
+		t.Fatal("no session")
 	}
+	st, _ := sess.snapshot()
 	if n := len(st.ClientInfo) + len(st.ClientCapabilities); n > 2*(8<<10) {
 		t.Fatalf("the session stores %d bytes of client data (clientInfo %d, capabilities %d); want at most 8 KiB each", n, len(st.ClientInfo), len(st.ClientCapabilities))
 	}

@@ -172,8 +172,10 @@ func (t *sessionTable) idle(sess *session, now time.Time) bool {
 func (t *sessionTable) keepAlive(sess *session) {
 	sess.mu.Lock()
 	st := sess.standalone
-	prev := sess.pingID
-	sess.pingID = nil
+	var prev json.RawMessage
+	if x := sess.extra; x != nil {
+		prev, x.pingID = x.pingID, nil
+	}
 	sess.mu.Unlock()
 	ctx := context.WithoutCancel(sess.ctx)
 	if prev != nil {
@@ -187,7 +189,7 @@ func (t *sessionTable) keepAlive(sess *session) {
 	data, _ := encodeRequest(id, methodPing, nil)
 	_ = t.pending.Register(ctx, sess.id, id, func(Answer) { sess.pingAnswered(id) })
 	sess.mu.Lock()
-	sess.pingID = id
+	sess.more().pingID = id
 	sess.mu.Unlock()
 	if !st.q.tryPush(frame{data: data, unstored: true}) {
 		sess.pingAnswered(id)
@@ -204,7 +206,7 @@ func (t *sessionTable) keepAlive(sess *session) {
 func (sess *session) pingAnswered(id json.RawMessage) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if bytes.Equal(sess.pingID, id) {
-		sess.pingID = nil
+	if x := sess.extra; x != nil && bytes.Equal(x.pingID, id) {
+		x.pingID = nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,20 +30,36 @@ type session struct {
 	nextStream  uint64
 	streams     map[string]*stream // streams a client may resume
 	standalone  *stream
-	getOpened   chan struct{}  // closed when a GET stream opens, here or on another replica; nil while nobody waits
-	getOpenings uint32         // GET streams opened, here or announced by another replica
-	noGETSince  uint32         // getOpenings+1 while no replica is known to hold a GET stream; else stale
 	inflight    []inflightCall // incoming requests; a slice that keeps its capacity, so a request costs no map
-	roomFreed   chan struct{}  // closed when a request leaves inflight, while a batch waits for room
 	conns       []heldConn     // the client's open HTTP requests (hold), likewise
 	nextConn    uint64
 	closed      bool
-	established bool            // an initialize created it (a stdio connection's becomes so at its initialize)
-	stdio       bool            // a stdio connection's session: not in the store
-	inputClosed chan struct{}   // stdio: closed at EOF, when no answer can come
+	established bool          // an initialize created it (a stdio connection's becomes so at its initialize)
+	stdio       bool          // a stdio connection's session: not in the store
+	inputClosed chan struct{} // stdio: closed at EOF, when no answer can come
+	stdioOut    *stream       // stdio: the connection's output, for messages unrelated to a request
+	extra       *sessionExtra // allocated on first use
+}
+
+// sessionExtra is the part of a session that only some sessions use: a
+// keep-alive ping outstanding, messages waiting for a GET stream, a route
+// through the SessionBus, a batch waiting for room. It is allocated on
+// first use, under sess.mu, so that an idle session does not carry it.
+type sessionExtra struct {
+	getOpened   chan struct{}   // closed when a GET stream opens, here or on another replica; nil while nobody waits
+	getOpenings uint32          // GET streams opened, here or announced by another replica
+	noGETSince  uint32          // getOpenings+1 while no replica is known to hold a GET stream; else stale
+	roomFreed   chan struct{}   // closed when a request leaves inflight, while a batch waits for room
 	pingID      json.RawMessage // the outstanding keep-alive ping
 	bus         *stream         // route through the SessionBus, once used
-	stdioOut    *stream         // stdio: the connection's output, for messages unrelated to a request
+}
+
+// more returns the session's extra part, allocating it; sess.mu is held.
+func (sess *session) more() *sessionExtra {
+	if sess.extra == nil {
+		sess.extra = &sessionExtra{}
+	}
+	return sess.extra
 }
 
 // errClientCancelled is the cause of a handler context the client cancelled
@@ -148,13 +165,16 @@ func (sess *session) version() string {
 // update changes the session's state atomically in the store (another
 // replica, or another request of this one, may change it at the same time:
 // a log level, a resource subscription) and keeps the result as the local
-// copy. fn may run more than once. A stdio connection's session lives here
-// only.
+// copy. fn may run more than once. A stdio connection's session, and every
+// session of a server without a shared store, lives here only.
 func (sess *session) update(ctx context.Context, fn func(*SessionState)) error {
-	if sess.stdio {
+	if sess.stdio || !sess.table.opts.shared {
 		sess.mu.Lock()
 		defer sess.mu.Unlock()
-		fn(&sess.state)
+		st := sess.state
+		st.Subscriptions = slices.Clone(st.Subscriptions) // a snapshot taken earlier may still read the old slice
+		fn(&st)
+		sess.state = st
 		return nil
 	}
 	st, err := sess.table.store.Update(ctx, sess.id, fn)
@@ -218,7 +238,10 @@ func (sess *session) standaloneStream() *stream {
 func (sess *session) knownNoGET() (bool, uint32) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.noGETSince == sess.getOpenings+1, sess.getOpenings
+	if x := sess.extra; x != nil {
+		return x.noGETSince == x.getOpenings+1, x.getOpenings
+	}
+	return false, 0
 }
 
 // noGETAsOf records that the bus found no GET stream of the session when
@@ -227,8 +250,8 @@ func (sess *session) knownNoGET() (bool, uint32) {
 func (sess *session) noGETAsOf(openings uint32) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.getOpenings == openings {
-		sess.noGETSince = openings + 1
+	if x := sess.more(); x.getOpenings == openings {
+		x.noGETSince = openings + 1
 	}
 }
 
@@ -237,7 +260,9 @@ func (sess *session) noGETAsOf(openings uint32) {
 func (sess *session) forgetNoGET() {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	sess.noGETSince = 0
+	if x := sess.extra; x != nil {
+		x.noGETSince = 0
+	}
 }
 
 // getStreamOpened wakes the messages waiting for a GET stream of the
@@ -245,10 +270,11 @@ func (sess *session) forgetNoGET() {
 func (sess *session) getStreamOpened() {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	sess.getOpenings++
-	if sess.getOpened != nil {
-		close(sess.getOpened)
-		sess.getOpened = nil
+	x := sess.more()
+	x.getOpenings++
+	if x.getOpened != nil {
+		close(x.getOpened)
+		x.getOpened = nil
 	}
 }
 
@@ -288,10 +314,14 @@ func (sess *session) fallback(ctx context.Context, data []byte, wait time.Durati
 		}
 		sess.mu.Lock()
 		st := sess.standalone
-		if sess.getOpened == nil && !lossy && wait > 0 {
-			sess.getOpened = make(chan struct{})
+		var opened chan struct{} // taken before looking elsewhere: an opening after the look still wakes us
+		if !lossy && wait > 0 {
+			x := sess.more()
+			if x.getOpened == nil {
+				x.getOpened = make(chan struct{})
+			}
+			opened = x.getOpened
 		}
-		opened := sess.getOpened // taken before looking elsewhere: an opening after the look still wakes us
 		sess.mu.Unlock()
 		if st != nil && (bus == nil || st.attached()) {
 			if lossy {
@@ -374,10 +404,11 @@ func (sess *session) addInflightWait(ctx context.Context, id json.RawMessage, ca
 			return nil
 		}
 		sess.mu.Lock()
-		if sess.roomFreed == nil {
-			sess.roomFreed = make(chan struct{})
+		x := sess.more()
+		if x.roomFreed == nil {
+			x.roomFreed = make(chan struct{})
 		}
-		freed := sess.roomFreed
+		freed := x.roomFreed
 		full := len(sess.inflight) >= sess.table.opts.maxCallsPerSession
 		sess.mu.Unlock()
 		if !full {
@@ -404,9 +435,9 @@ func (sess *session) removeInflight(id json.RawMessage) {
 	sess.inflight[i] = sess.inflight[last]
 	sess.inflight[last] = inflightCall{} // the slot keeps no closure alive
 	sess.inflight = sess.inflight[:last]
-	if sess.roomFreed != nil { // a batch waits for room
-		close(sess.roomFreed)
-		sess.roomFreed = nil
+	if x := sess.extra; x != nil && x.roomFreed != nil { // a batch waits for room
+		close(x.roomFreed)
+		x.roomFreed = nil
 	}
 	if last == 0 && cap(sess.inflight) > idleSlots {
 		sess.inflight = nil // a burst's capacity is not kept by an idle session

@@ -90,10 +90,11 @@ func (sess *session) sendRemoteGET(ctx context.Context, data []byte) (bool, erro
 func (sess *session) busStream() *stream {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.bus == nil {
-		sess.bus = &stream{id: "bus", sess: sess, standalone: true, isBus: true, q: newBackpressureWait(1)}
+	x := sess.more()
+	if x.bus == nil {
+		x.bus = &stream{id: "bus", sess: sess, standalone: true, isBus: true, q: newBackpressureWait(1)}
 	}
-	return sess.bus
+	return x.bus
 }
 
 // forwardBus feeds the messages other replicas publish for this session's

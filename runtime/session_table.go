@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,6 +146,9 @@ var ErrTooManySessions = errors.New("mcpgen: too many sessions; try again later"
 // the client's data within MaxClientDataBytes.
 func (t *sessionTable) createSession(ctx context.Context, st SessionState) (*session, error) {
 	st.ID = newSessionID()
+	if i := slices.Index(legacyVersions, st.ProtocolVersion); i >= 0 {
+		st.ProtocolVersion = legacyVersions[i] // the constant, not the request's copy of it
+	}
 	st.Principal = principalKeyOf(ctx)
 	boundClientData(&st, t.opts.maxClientDataBytes)
 	t.mu.Lock()
@@ -154,7 +158,10 @@ func (t *sessionTable) createSession(ctx context.Context, st SessionState) (*ses
 	}
 	t.creating++
 	t.mu.Unlock()
-	err := t.store.Create(ctx, st)
+	var err error
+	if t.opts.shared {
+		err = t.store.Create(ctx, st)
+	} // in one process the live session is the only copy
 	var sess *session
 	if err == nil {
 		sess = t.liveSession(st)
@@ -163,7 +170,9 @@ func (t *sessionTable) createSession(ctx context.Context, st SessionState) (*ses
 	t.creating--
 	if sess != nil {
 		t.byID[st.ID] = sess
-		sess.noGETSince = 1 // no client could open one before initialize returned
+		if bus := t.opts.bus; bus != nil && announcesGET(bus) {
+			sess.more().noGETSince = 1 // no client could open a GET stream before initialize returned
+		}
 	}
 	t.mu.Unlock()
 	if err != nil {
@@ -193,6 +202,9 @@ func (t *sessionTable) findSession(ctx context.Context, id string) (*session, er
 		sess.touch()
 		sess.kept.Store(sess.lastSeen.Load())
 		return sess, nil
+	}
+	if !t.opts.shared {
+		return nil, ErrSessionNotFound // one process: a session not held here does not exist
 	}
 	st, err := t.store.Load(ctx, id)
 	if err != nil {
@@ -257,7 +269,9 @@ func (t *sessionTable) dropLocal(sess *session) {
 func (t *sessionTable) endSession(ctx context.Context, sess *session) {
 	// The store first: a request that misses the session in this process a
 	// moment later must not load it back from the store.
-	_ = t.store.Delete(ctx, sess.id)
+	if t.opts.shared {
+		_ = t.store.Delete(ctx, sess.id)
+	}
 	t.mu.Lock()
 	delete(t.byID, sess.id)
 	t.mu.Unlock()
