@@ -154,6 +154,17 @@ func (r *replica) kill() {
 	<-r.exited
 }
 
+// stop shuts a replica down gracefully (SIGINT) and waits for it to exit.
+func (r *replica) stop(t testing.TB) {
+	t.Helper()
+	r.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-r.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the replica did not stop within 15s of SIGINT")
+	}
+}
+
 // cluster is the client side: every HTTP request goes to the next replica in
 // turn, whatever session or call it belongs to.
 type cluster struct {

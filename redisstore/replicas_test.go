@@ -482,3 +482,29 @@ func TestChangesReachTheGETStreamOnAnotherReplica(t *testing.T) {
 		t.Fatalf("GET stream on replica 1: %v\n got %q\nwant %q", err, got, want)
 	}
 }
+
+// A replica that shuts down gracefully (a rolling deploy) forgets the
+// sessions it holds; it does not end them for the other replicas, which
+// serve them on.
+func TestStoppedReplicaLeavesItsSessionsToTheOthers(t *testing.T) {
+	rs, c, ctx := threeReplicas(t, 30*time.Second)
+	s, err := c.initialize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // every replica holds the session
+		if m, _, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Fatalf("tools/list on replica %d: %v", i, err)
+		}
+	}
+	rs[0].stop(t)
+	c.markDead(rs[0].url)
+	for i := 1; i < 3; i++ {
+		if m, _, err := s.rpc(ctx, c.urls[i], "tools/list", map[string]any{}); err != nil || m.Error != nil {
+			t.Errorf("replica %d after replica 0 stopped: %v", i, err)
+		}
+	}
+	if o := s.ask(ctx, 1, nil); o.result == nil {
+		t.Errorf("an elicitation after replica 0 stopped: %+v", o)
+	}
+}

@@ -74,7 +74,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// Close ends every session at once and stops the keep-alive goroutine.
+// Close ends every session at once and stops the keep-alive goroutine. With
+// a shared session store (replicas) it ends them here only: the other
+// replicas serve them on.
 func (s *Server) Close() error {
 	s.closing.Store(true)
 	s.d.listeners.shutdown()

@@ -78,7 +78,9 @@ func newSessionTable(o Options, logger *slog.Logger, base context.Context, closi
 }
 
 // closeAll ends every session of the process (Server.Close): its calls
-// and tasks are cancelled, its streams end, and the stores forget it.
+// and tasks are cancelled, its streams end, and the stores forget it. With
+// a shared store, the process only forgets its copies: a replica that
+// leaves does not end its sessions for the others.
 func (t *sessionTable) closeAll() {
 	t.stopJanitor()
 	if t.stopSignals != nil {
@@ -91,6 +93,10 @@ func (t *sessionTable) closeAll() {
 	}
 	t.mu.Unlock()
 	for _, sess := range list {
+		if t.opts.shared {
+			t.dropLocal(sess)
+			continue
+		}
 		t.endSession(context.Background(), sess)
 	}
 }
