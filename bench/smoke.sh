@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark smoke run: every implementation through every workload it claims
-# to support, for about a second each, plus the in-process benchmarks for a
-# few iterations. Exits non-zero if any of them fails. Takes well under a
-# minute; the full run is `go run ./cmd/benchall` (writes RESULTS.md).
+# to support, for about a second each, mcpgen on Redis too when redis-server
+# is installed (W1, W3, and what each operation costs Redis), plus the
+# in-process benchmarks for a few iterations. Exits non-zero if any of them
+# fails. Takes about a minute; the full run is `go run ./cmd/benchall`
+# (writes RESULTS.md).
 #
 # Build outputs belong in temporary folders (benchall builds serve and drive
 # into one): the run must leave the work tree as it found it. A binary that a

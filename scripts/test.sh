@@ -99,8 +99,10 @@ part "real client SDKs" bash interop/run.sh
 part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "MCP Apps in headless Chromium, and the basic-vanillajs port" bash apptest/run.sh
-part "benchmark smoke run" bash bench/smoke.sh
+# The Redis stage installs redis-server when missing; the benchmark smoke run,
+# after it, also runs mcpgen on Redis.
 [ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh
+part "benchmark smoke run" bash bench/smoke.sh
 
 echo
 echo "stage times:"

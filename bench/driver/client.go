@@ -398,3 +398,94 @@ func AddCallBody(id, a int64, modern bool) []byte {
 
 // CheckSum checks that a tools/call result of add carries sum want.
 func CheckSum(res json.RawMessage, want int64) error { return checkSum(res, want) }
+
+// GETStream is a session's standalone GET stream, open.
+type GETStream struct {
+	resp *http.Response
+	br   *bufio.Reader
+}
+
+// OpenGET opens the session's GET stream and reads it up to its priming
+// event (2025-11-25).
+func (s *Session) OpenGET(ctx context.Context) (*GETStream, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.c.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.header(req.Header)
+	req.Header.Del("Content-Type")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := s.c.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET: HTTP %d", resp.StatusCode)
+	}
+	g := &GETStream{resp: resp, br: bufio.NewReader(resp.Body)}
+	primed := false
+	for !primed {
+		line, err := g.br.ReadString('\n')
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("GET stream before its priming event: %w", err)
+		}
+		primed = strings.HasPrefix(line, "id:")
+	}
+	return g, nil
+}
+
+// NextRequest reads the stream up to the next server-to-client request (a
+// keep-alive ping, an elicitation) and returns it.
+func (g *GETStream) NextRequest() (*Message, error) {
+	var data []byte
+	for {
+		line, err := g.br.ReadSlice('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0 && len(data) > 0:
+			var m Message
+			if err := json.Unmarshal(data, &m); err != nil {
+				return nil, fmt.Errorf("decoding an SSE event: %w", err)
+			}
+			data = data[:0]
+			if m.Method != "" && len(m.ID) > 0 {
+				return &m, nil
+			}
+		case bytes.HasPrefix(line, []byte("data:")):
+			data = append(data, bytes.TrimPrefix(line[5:], []byte(" "))...)
+		}
+	}
+}
+
+// Close closes the stream's connection.
+func (g *GETStream) Close() { g.resp.Body.Close() }
+
+// AnswerEmpty answers the server's request id with an empty result (what
+// a keep-alive ping wants).
+func (s *Session) AnswerEmpty(ctx context.Context, id json.RawMessage) error {
+	return s.post(ctx, []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"result":{}}`))
+}
+
+// Delete ends the session (HTTP DELETE).
+func (s *Session) Delete(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.c.URL, nil)
+	if err != nil {
+		return err
+	}
+	s.header(req.Header)
+	resp, err := s.c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("DELETE: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}

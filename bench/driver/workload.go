@@ -25,6 +25,7 @@ const (
 	W3 = "W3" // confirm: elicitation round trip, POST-only client
 	W4 = "W4" // memory per idle legacy session
 	W5 = "W5" // W1's latency while slow clients trickle their requests
+	R  = "R"  // what each operation of a session costs the server's Redis
 )
 
 // Config is one run of one workload against one server.
@@ -44,6 +45,12 @@ type Config struct {
 	// and reads its response a few bytes at a time, SlowDelay apart.
 	SlowClients int
 	SlowDelay   time.Duration
+	// RedisAddr is the Redis the server keeps its sessions in, if any: the
+	// driver then counts what the measured window (or, in R, each
+	// operation) cost it. Nothing else may use that Redis meanwhile.
+	RedisAddr string
+	// KeepAlive is the server's keep-alive interval (R's keep-alive rows).
+	KeepAlive time.Duration
 }
 
 // Result is what one run measured.
@@ -70,6 +77,11 @@ type Result struct {
 	GoroutinesPerSess float64 `json:"goroutinesPerSession,omitempty"`
 	// W5: calls the slow clients completed.
 	SlowCalls int64 `json:"slowCalls,omitempty"`
+	// Redis is what the measured window cost the server's Redis (with
+	// Config.RedisAddr).
+	Redis *RedisCost `json:"redis,omitempty"`
+	// Ops is what each operation cost the server's Redis (R).
+	Ops []RedisOp `json:"ops,omitempty"`
 }
 
 // Run runs cfg.Workload against cfg.URL. It stops by itself: every loop is
@@ -89,6 +101,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return runCalls(ctx, c, cfg, stats.PID)
 	case W4:
 		return runSessions(ctx, c, cfg)
+	case R:
+		return runRedisOps(ctx, c, cfg)
 	}
 	return nil, fmt.Errorf("unknown workload %q", cfg.Workload)
 }
@@ -207,6 +221,13 @@ func runCalls(ctx context.Context, c *Client, cfg Config, pid int) (*Result, err
 	case <-ctx.Done():
 	}
 	cpu0, err := ProcessCPU(pid)
+	var meter *RedisMeter
+	var redis0 RedisCounts
+	if err == nil && cfg.RedisAddr != "" {
+		meter = NewRedisMeter(cfg.RedisAddr)
+		defer meter.Close()
+		redis0, err = meter.Read(ctx)
+	}
 	if err != nil {
 		stop.Store(true)
 		wg.Wait()
@@ -223,6 +244,14 @@ func runCalls(ctx context.Context, c *Client, cfg Config, pid int) (*Result, err
 	measuring.Store(false)
 	elapsed := time.Since(start)
 	cpu1, err := ProcessCPU(pid)
+	var redisCost *RedisCost
+	if err == nil && meter != nil {
+		var redis1 RedisCounts
+		if redis1, err = meter.Read(ctx); err == nil {
+			c := Since(redis0, redis1)
+			redisCost = &c
+		}
+	}
 	stop.Store(true)
 	wg.Wait()
 	slowWG.Wait()
@@ -240,6 +269,7 @@ func runCalls(ctx context.Context, c *Client, cfg Config, pid int) (*Result, err
 		Seconds:          elapsed.Seconds(),
 		ServerCPUSeconds: (cpu1 - cpu0).Seconds(),
 		SlowCalls:        slowCalls.Load(),
+		Redis:            redisCost,
 	}
 	if s, ok := firstErr.Load().(string); ok {
 		r.FirstError = s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,48 @@ func TestWrongSumFails(t *testing.T) {
 	}
 	if err := driver.CheckSum([]byte(`{"content":[],"structuredContent":{"sum":5}}`), 5); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSessionStreamsAndDelete drives what workload R does to a session
+// (against mcpgen in memory): a GET stream read to its priming event, its
+// keep-alive pings answered, DELETE, and a request after it refused.
+func TestSessionStreamsAndDelete(t *testing.T) {
+	h, done, err := impl.NewMCPGen(impl.MCPGenOptions{KeepAlive: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := driver.NewClient(srv.URL+"/mcp", 4)
+	defer c.Close()
+	s, err := c.Initialize(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.OpenGET(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		req, err := g.NextRequest()
+		if err != nil || req.Method != "ping" {
+			t.Fatalf("GET stream: %+v, %v", req, err)
+		}
+		if err := s.AnswerEmpty(ctx, req.ID); err != nil {
+			t.Fatalf("answering the ping: %v", err)
+		}
+	}
+	g.Close()
+	if err := s.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CallAdd(ctx, 1); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("a call after DELETE: %v (want HTTP 404)", err)
 	}
 }

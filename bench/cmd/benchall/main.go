@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +54,20 @@ type settings struct {
 	// Profile, when set, is a folder that gets a CPU profile of every mcpgen
 	// run (mcpgen_W1.pprof, ...), taken over the measured window.
 	Profile string
+	// RedisServer is the redis-server binary of the Redis runs (mcpgen with
+	// its sessions in Redis); "" skips them.
+	RedisServer string
 }
+
+// onRedis names mcpgen's runs with its sessions in Redis in the results.
+const onRedis = "mcpgen+redis"
+
+// redisWorkloads are the workloads also run with mcpgen on Redis.
+var redisWorkloads = []string{driver.W1, driver.W3}
+
+// redisKeepAlive is the server's keep-alive interval in workload R, short
+// so that its keep-alive rows take seconds.
+const redisKeepAlive = 200 * time.Millisecond
 
 func main() {
 	if err := run(); err != nil {
@@ -79,6 +93,8 @@ func run() error {
 	flag.StringVar(&st.ServerCore, "server-core", "1", "CPU the server is pinned to")
 	flag.StringVar(&st.DriverCore, "driver-core", "0", "CPU the driver is pinned to")
 	flag.StringVar(&st.Profile, "profile", "", "folder for CPU profiles of the mcpgen server during each workload (go tool pprof)")
+	defaultRedis, _ := exec.LookPath("redis-server")
+	flag.StringVar(&st.RedisServer, "redis-server", defaultRedis, "redis-server binary for the runs of mcpgen on Redis (\"\" skips them)")
 	flag.Parse()
 	st.Impls = strings.Split(*impls, ",")
 	if st.Smoke {
@@ -103,7 +119,38 @@ func run() error {
 	}
 	pin := pinning(st)
 	report := &report{settings: st, pinned: pin != nil, loadStart: loadAvg(), results: map[string]map[string]*driver.Result{}, failures: map[string]map[string]string{}}
+	var redisAddr string
+	if st.RedisServer != "" {
+		rd, err := startRedis(ctx, pin, st.RedisServer)
+		if err != nil {
+			return err
+		}
+		defer rd.stop()
+		redisAddr = rd.addr
+	}
 
+	// record keeps one run's result and, after the last of a workload's
+	// runs, their median in the report; false when the run failed.
+	runs := map[string][]*driver.Result{} // by workload and name
+	failed := map[string]bool{}
+	record := func(w, name string, r *driver.Result, err error, last bool) bool {
+		key := w + " " + name
+		if err != nil {
+			if ctx.Err() == nil {
+				failed[key] = true
+				report.fail(w, name, err.Error())
+				fmt.Fprintf(os.Stderr, "%s %-6s FAILED: %s\n", w, name, err)
+			}
+			return false
+		}
+		runs[key] = append(runs[key], r)
+		if last {
+			m := median(runs[key])
+			report.add(w, name, m)
+			fmt.Fprintf(os.Stderr, "%s %-6s %s\n", w, name, summary(m))
+		}
+		return true
+	}
 	for _, w := range strings.Split(*workloads, ",") {
 		reps := st.Reps
 		if w == driver.W4 {
@@ -111,35 +158,30 @@ func run() error {
 		}
 		// Repetitions go round the implementations, so that a burst of other
 		// work on the machine does not land on one implementation's runs only.
-		runs := map[string][]*driver.Result{}
-		failed := map[string]bool{}
 		for rep := range reps {
 			for _, name := range st.Impls {
 				im, err := impl.Get(name)
 				if err != nil {
 					return err
 				}
-				if !supports(im, w) || failed[name] {
+				if !supports(im, w) || failed[w+" "+name] {
 					continue
 				}
-				r, err := runOne(ctx, bin, pin, st, name, w)
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if err != nil {
-					failed[name] = true
-					report.fail(w, name, err.Error())
-					fmt.Fprintf(os.Stderr, "%s %-6s FAILED: %s\n", w, name, err)
-					continue
-				}
-				runs[name] = append(runs[name], r)
-				if rep == reps-1 {
-					m := median(runs[name])
-					report.add(w, name, m)
-					fmt.Fprintf(os.Stderr, "%s %-6s %s\n", w, name, summary(m))
-				}
+				r, err := runOne(ctx, bin, pin, st, name, w, "")
+				record(w, name, r, err, rep == reps-1)
+			}
+			if redisAddr != "" && slices.Contains(redisWorkloads, w) && !failed[w+" "+onRedis] {
+				r, err := runOne(ctx, bin, pin, st, "mcpgen", w, redisAddr)
+				record(w, onRedis, r, err, rep == reps-1)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 		}
+	}
+	if redisAddr != "" {
+		r, err := runOne(ctx, bin, pin, st, "mcpgen", driver.R, redisAddr)
+		record(driver.R, onRedis, r, err, true)
 	}
 
 	benches, err := goBenchmarks(ctx, pin, st)
@@ -195,11 +237,25 @@ func command(ctx context.Context, pin map[string][]string, role string, args ...
 var servingLine = regexp.MustCompile(`at (http://\S+/mcp)`)
 
 // runOne starts a fresh server, drives one workload at it, and stops it.
-func runOne(ctx context.Context, bin string, pin map[string][]string, st settings, name, w string) (*driver.Result, error) {
-	profile := st.Profile != "" && name == "mcpgen" && w != driver.W4
+// With redisAddr, the server (mcpgen) keeps its sessions in that Redis,
+// emptied first, and the driver counts what the run costs it.
+func runOne(ctx context.Context, bin string, pin map[string][]string, st settings, name, w, redisAddr string) (*driver.Result, error) {
+	profile := st.Profile != "" && name == "mcpgen" && w != driver.W4 && redisAddr == ""
 	serveArgs := []string{filepath.Join(bin, "serve"), "-impl", name, "-addr", "127.0.0.1:0"}
 	if profile {
 		serveArgs = append(serveArgs, "-pprof")
+	}
+	var driveArgs []string
+	if redisAddr != "" {
+		if err := flushRedis(ctx, redisAddr); err != nil {
+			return nil, err
+		}
+		serveArgs = append(serveArgs, "-redis", redisAddr)
+		driveArgs = append(driveArgs, "-redis", redisAddr)
+		if w == driver.R {
+			serveArgs = append(serveArgs, "-keepalive", redisKeepAlive.String())
+			driveArgs = append(driveArgs, "-keepalive", redisKeepAlive.String())
+		}
 	}
 	srv := command(ctx, pin, "server", serveArgs...)
 	var srvErr bytes.Buffer
@@ -233,6 +289,7 @@ func runOne(ctx context.Context, bin string, pin map[string][]string, st setting
 	args := []string{filepath.Join(bin, "drive"), "-json", "-url", m[1], "-w", w,
 		"-c", strconv.Itoa(st.Concurrency), "-d", st.Duration.String(), "-warmup", st.Warmup.String(),
 		"-sessions", strconv.Itoa(st.Sessions), "-slow", strconv.Itoa(st.Slow), "-slow-delay", st.SlowDelay.String()}
+	args = append(args, driveArgs...)
 	drv := command(ctx, pin, "driver", args...)
 	var out, errOut bytes.Buffer
 	drv.Stdout, drv.Stderr = &out, &errOut
@@ -315,8 +372,18 @@ func median(runs []*driver.Result) *driver.Result {
 }
 
 func summary(r *driver.Result) string {
-	if r.Workload == driver.W4 {
+	switch {
+	case r.Workload == driver.W4:
 		return fmt.Sprintf("%.0f B/session (heap %.0f, RSS %.0f)", r.BytesPerSession, r.HeapPerSession, r.RSSPerSession)
+	case r.Workload == driver.R:
+		var b strings.Builder
+		for _, op := range r.Ops {
+			fmt.Fprintf(&b, "\n    %s: %.3g round trips, %.3g commands", op.Name, op.RoundTrips(), op.Commands())
+		}
+		return "Redis per operation:" + b.String()
+	case r.Redis != nil && r.Calls > 0:
+		return fmt.Sprintf("%.0f calls/s, %.0f calls per server CPU second, %.3g Redis round trips and %.3g commands per call",
+			r.Throughput, r.CallsPerCPUSecond, float64(r.Redis.RoundTrips)/float64(r.Calls), float64(r.Redis.Commands)/float64(r.Calls))
 	}
 	return fmt.Sprintf("%.0f calls/s, p50 %.0fµs, p99 %.0fµs, %.0f calls per server CPU second", r.Throughput, r.P50Micros, r.P99Micros, r.CallsPerCPUSecond)
 }

@@ -130,6 +130,8 @@ func (r *report) markdown() string {
 	}
 	p("\nBytes are the growth of the server's live heap (after two full GCs) plus goroutine stacks, divided by the number of sessions. The floor keeps no sessions.\n\n")
 
+	r.redis(&b)
+
 	p("## %s\n\n", titles[driver.W5])
 	p("| implementation | fast calls/s | p50 | p99 | p99 vs its W1 p99 | slow calls done | calls per server CPU s | vs mcpgen | vs floor |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	b5, f5 := r.cpu(driver.W5, "mcpgen"), r.cpu(driver.W5, "floor")
@@ -219,9 +221,95 @@ func (r *report) targets(b *strings.Builder) {
 		p("| W3 ≥ 1.3x the fastest peer | %s | **no** |\n", r.missing(driver.W3, "mcpgen"))
 	}
 	if w4 := r.results[driver.W4]["mcpgen"]; w4 != nil {
-		p("| W4 < 4 KB per idle session | %.0f B | %s |\n", w4.BytesPerSession, mark(w4.BytesPerSession < 4096))
+		p("| W4 < 1 KB per idle session | %.0f B | %s |\n", w4.BytesPerSession, mark(w4.BytesPerSession < 1024))
 	} else {
-		p("| W4 < 4 KB per idle session | %s | **no** |\n", r.missing(driver.W4, "mcpgen"))
+		p("| W4 < 1 KB per idle session | %s | **no** |\n", r.missing(driver.W4, "mcpgen"))
+	}
+	if ops := r.results[driver.R][onRedis]; ops != nil {
+		for _, t := range redisTargets {
+			op, ok := findOp(ops.Ops, t.op)
+			if !ok {
+				p("| %s | not measured | **no** |\n", t.text)
+				continue
+			}
+			within := op.RoundTrips() <= t.roundTrips && (t.commands < 0 || op.Commands() <= t.commands)
+			p("| %s | %.3g round trips, %.3g commands | %s |\n", t.text, op.RoundTrips(), op.Commands(), mark(within))
+		}
+	} else if r.settings.RedisServer != "" {
+		p("| Redis round trips per operation (issue 26) | %s | **no** |\n", r.missing(driver.R, onRedis))
+	}
+	p("\n")
+}
+
+// redisTargets are issue 26's budgets of the Redis-backed path, per
+// operation of workload R; a negative commands budget means none.
+var redisTargets = []struct {
+	op, text             string
+	roundTrips, commands float64
+}{
+	{driver.OpCall, "plain tools/call on Redis: ≤ 1 round trip", 1, -1},
+	{driver.OpElicit, "elicitation round trip on Redis: ≤ 4 round trips, ≤ 12 commands", 4, 12},
+	{driver.OpGET, "GET stream opened and closed on Redis: ≤ 2 round trips", 2, -1},
+	{driver.OpDelete, "DELETE of a session with 101 streams on Redis: ≤ 2 round trips", 2, -1},
+	{driver.OpIdleTick, "an idle session costs Redis nothing between requests", 0, 0},
+}
+
+func findOp(ops []driver.RedisOp, name string) (driver.RedisOp, bool) {
+	for _, op := range ops {
+		if op.Name == name {
+			return op, true
+		}
+	}
+	return driver.RedisOp{}, false
+}
+
+// redis writes the section of mcpgen on Redis: calls per server CPU second
+// with and without Redis and what each call costs it (W1, W3), and what
+// each operation of a session costs it (R).
+func (r *report) redis(b *strings.Builder) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	if r.settings.RedisServer == "" {
+		p("## mcpgen on Redis\n\nNot run: no redis-server (`-redis-server`).\n\n")
+		return
+	}
+	p("## mcpgen on Redis: one replica with its sessions in Redis (redisstore)\n\n")
+	p("`serve -impl mcpgen -redis ADDR`: sessions, events and routes in a redis-server of the run's own, pinned to the driver's core, ")
+	p("which only the measured server uses. What Redis did is counted by Redis itself over the measured window: commands from `INFO commandstats` ")
+	p("(a script's own calls included), round trips from `total_reads_processed` (a pipeline is one); left out are the pub/sub connection's ")
+	p("health-check PING, the HELLO of a connection the pool dials and the meter's own INFO. The figures include the server's background work ")
+	p("during the window.\n\n")
+	p("| workload | calls per server CPU s, in memory | on Redis | on Redis vs in memory | Redis round trips per call | Redis commands per call | commands in the window |\n")
+	p("|---|---:|---:|---:|---:|---:|---|\n")
+	for _, w := range redisWorkloads {
+		mem, res := r.results[w]["mcpgen"], r.results[w][onRedis]
+		if res == nil || res.Redis == nil || res.Calls == 0 {
+			p("| %s | | %s | | | | |\n", w, r.missing(w, onRedis))
+			continue
+		}
+		memCPU := 0.0
+		if mem != nil {
+			memCPU = mem.CallsPerCPUSecond
+		}
+		calls := float64(res.Calls)
+		p("| %s | %.0f | %.0f | %s | %.3g | %.3g | %s |\n", w, memCPU, res.CallsPerCPUSecond, ratio(res.CallsPerCPUSecond, memCPU),
+			float64(res.Redis.RoundTrips)/calls, float64(res.Redis.Commands)/calls, res.Redis)
+	}
+	p("\n### What each operation of a session costs Redis (workload R)\n\n")
+	p("Each operation once on its own, after a run of it unmeasured (connections dialled, scripts loaded), on a server ticking every %s; ", redisKeepAlive)
+	p("a measurement ends when Redis has seen no command for 150 ms, so that work the server finishes after the client saw the end is counted. ")
+	p("The keep-alive rows divide what 5 ticks (20 sessions over 10 ticks) cost.\n\n")
+	ops := r.results[driver.R][onRedis]
+	if ops == nil {
+		p("%s\n\n", r.missing(driver.R, onRedis))
+		return
+	}
+	p("| operation (2025-11-25 session unless said) | round trips | commands | counted |\n|---|---:|---:|---|\n")
+	for _, op := range ops.Ops {
+		counted := op.Cost.String()
+		if op.Per > 1 {
+			counted = fmt.Sprintf("in %d: %s", op.Per, counted)
+		}
+		p("| %s | %.3g | %.3g | %s |\n", op.Name, op.RoundTrips(), op.Commands(), counted)
 	}
 	p("\n")
 }

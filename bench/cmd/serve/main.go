@@ -2,6 +2,7 @@
 // implementation at /mcp:
 //
 //	go run ./cmd/serve -impl mcpgen|gosdk|mcpgo|floor -addr 127.0.0.1:PORT
+//	go run ./cmd/serve -impl mcpgen -redis 127.0.0.1:6379   # sessions in Redis (redisstore), one replica
 //
 // It also serves GET /debug/memstats (JSON: pid, live heap after a full GC,
 // RSS, goroutines), which the driver reads to measure memory per session and
@@ -38,13 +39,27 @@ func run() error {
 	name := flag.String("impl", "mcpgen", "implementation to serve: mcpgen, gosdk, mcpgo or floor")
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (keep it on loopback)")
 	withPprof := flag.Bool("pprof", false, "also serve /debug/pprof/")
+	redisAddr := flag.String("redis", "", "mcpgen only: keep sessions and events in this Redis (redisstore), as one replica does")
+	keepAlive := flag.Duration("keepalive", 0, "mcpgen only: the keep-alive interval (0: the runtime's default)")
 	flag.Parse()
 
 	im, err := impl.Get(*name)
 	if err != nil {
 		return err
 	}
-	h, err := im.New()
+	var h http.Handler
+	if *redisAddr != "" || *keepAlive != 0 {
+		if *name != "mcpgen" {
+			return fmt.Errorf("-redis and -keepalive are for mcpgen only")
+		}
+		var done func()
+		h, done, err = impl.NewMCPGen(impl.MCPGenOptions{RedisAddr: *redisAddr, KeepAlive: *keepAlive})
+		if err == nil {
+			defer done()
+		}
+	} else {
+		h, err = im.New()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", *name, err)
 	}
