@@ -196,8 +196,7 @@ func (s *Store) Configure(o *runtime.Options) {
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
 	}
-	// A wait cannot outlive its pending record: bound it, so that an answer
-	// later than that gets "request expired" rather than "unknown ID".
+	// PendingTTL is the longest wait for an answer a deployment allows.
 	if o.RequestTimeout <= 0 || o.RequestTimeout > s.opts.PendingTTL {
 		o.RequestTimeout = s.opts.PendingTTL
 	}

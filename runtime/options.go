@@ -83,8 +83,10 @@ type Options struct {
 	// (no request, no connection open) for this long, and the calls it still
 	// runs; 0 means 30 minutes, negative never.
 	SessionIdleTimeout time.Duration
-	// FallbackWait bounds how long a message whose request stream is finished
-	// waits for the client to open a GET stream; 0 means 5s.
+	// FallbackWait bounds how long a request (elicitation, sampling, roots)
+	// or URL completion whose request stream cannot carry it waits for the
+	// client to open a GET stream; 0 means 5s. Progress and log
+	// notifications never wait: with no GET stream open they are dropped.
 	FallbackWait time.Duration
 	// RequestTimeout bounds each wait for a client's answer (elicitation,
 	// sampling, roots); 0 means 10 minutes, negative only the caller's
