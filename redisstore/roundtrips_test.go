@@ -444,7 +444,8 @@ func elicitEvents(c opCost) string {
 
 // quietGETTicks opens n GET streams, one per new session, on url and
 // answers none of their pings; it returns what Redis saw over ticks
-// keep-alive rounds, counted on the first stream's pings.
+// keep-alive rounds, counted on the last stream's pings (from its second:
+// by then every stream has been open for a whole round).
 func quietGETTicks(ctx context.Context, t *testing.T, m *meter, c *cluster, url string, n, ticks int) opCost {
 	t.Helper()
 	var clock *http.Response
@@ -458,7 +459,7 @@ func quietGETTicks(ctx context.Context, t *testing.T, m *meter, c *cluster, url 
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		if i == 0 {
+		if i == n-1 {
 			clock = resp
 		} else {
 			go io.Copy(io.Discard, resp.Body)
