@@ -10,7 +10,9 @@
 // a handler receives its [Call], the handle through which it talks back to
 // the client: [Call.Elicit] (forms, [Elicitation]) and [Call.ElicitURL],
 // [Call.CreateMessage], [Call.ListRoots], [Call.Progress], [Call.Log], and
-// the change announcements such as [Call.NotifyResourceUpdated]. Results
+// the change announcements such as [Call.NotifyResourceUpdated]. A
+// generated handle wraps it: a [ToolCall] or [FeatureCall] embedded, plus
+// exactly the elicitations its input declares. Results
 // are a [ToolResult] ([ContentResult], [StructuredResult]), a
 // [PromptResult] or a [ResourceResult]; an [*Error] is a JSON-RPC error of
 // the handler's choosing. The handler is the same in every protocol
@@ -101,10 +103,10 @@
 //     interceptor_chain.go, interceptor.go, caller_share.go, options.go.
 //   - stores: session_store.go, pending_router.go, event_store.go,
 //     state_ledger.go, task_store.go.
-//   - vocabulary: call.go, tool.go, tool_output.go, content.go,
-//     elicitation.go, url_elicitation.go, sampling.go, errors.go,
-//     version.go, optional.go, auth.go, jsonrpc.go, request_params.go,
-//     method_names.go, sse_writer.go.
+//   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go,
+//     content.go, elicitation.go, url_elicitation.go, sampling.go,
+//     errors.go, version.go, optional.go, auth.go, jsonrpc.go,
+//     request_params.go, method_names.go, sse_writer.go.
 //
 // # For contributors: a request's way through the package
 //
