@@ -77,7 +77,7 @@ func fileAdapter(ft *featureIR) *jen.Statement {
 
 // pageAdapter is the runtime handler of a page a Handler method renders.
 func pageAdapter(ft *featureIR) *jen.Statement {
-	handle := jen.Id(ft.callName()).Values(jen.Id("featureCall").Values(jen.Id("call")))
+	handle := handleValue(ft.callName(), "FeatureCall", len(ft.elicits) > 0)
 	return jen.Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("_").String()).
 		Params(jen.Op("*").Qual(runtimePkg, "ResourceResult"), jen.Error()).Block(
 		jen.List(jen.Id("html"), jen.Err()).Op(":=").Id("h").Dot(ft.method()).Call(jen.Id("ctx"), handle),

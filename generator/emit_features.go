@@ -263,7 +263,7 @@ func argType(kind featureKind, a featureArg) *jen.Statement {
 // and calls the Handler method.
 func adapter(ft *featureIR) *jen.Statement {
 	d := ft.def
-	handle := jen.Id(ft.callName()).Values(jen.Id("featureCall").Values(jen.Id("call")))
+	handle := handleValue(ft.callName(), "FeatureCall", len(ft.elicits) > 0)
 	var body []jen.Code
 	src := "args"
 	if d.kind == kindTemplate {
@@ -322,7 +322,7 @@ func adapter(ft *featureIR) *jen.Statement {
 		Params(jen.Op("*").Qual(runtimePkg, "ResourceResult"), jen.Error()).Block(body...)
 }
 
-// emitFeatureCall writes the call handle: featureCall plus exactly the
+// emitFeatureCall writes the call handle: runtime.FeatureCall plus exactly the
 // elicitations the feature declares.
 func (g *gen) emitFeatureCall(f *jen.File, ft *featureIR) {
 	call := ft.callName()
@@ -330,7 +330,7 @@ func (g *gen) emitFeatureCall(f *jen.File, ft *featureIR) {
 		"and the elicitations it declares. Asking for an elicitation it does not declare is a compile error.",
 		call, map[featureKind]string{kindPrompt: "prompts/get", kindResource: "resources/read", kindTemplate: "resources/read"}[ft.def.kind],
 		ft.def.kind, ft.def.key)))
-	f.Type().Id(call).Struct(jen.Id("featureCall"))
+	f.Type().Id(call).Struct(handleFields("FeatureCall", len(ft.elicits) > 0)...)
 	emitElicitMethods(f, call, ft.elicits)
 }
 
@@ -431,8 +431,8 @@ func (g *gen) featureHandlerMethods(ig *jen.Group) {
 	}
 }
 
-// emitFeatureHandler writes UnimplementedHandler's feature methods and
-// featureCall, in mcpgen_handler.go.
+// emitFeatureHandler writes UnimplementedHandler's feature methods, in
+// mcpgen_handler.go.
 func (g *gen) emitFeatureHandler(f *jen.File) {
 	if len(g.features) == 0 {
 		return
@@ -449,41 +449,6 @@ func (g *gen) emitFeatureHandler(f *jen.File) {
 			)
 		}
 	}
-	handles := false
-	for _, ft := range g.features {
-		handles = handles || ft.hasMethod()
-	}
-	if !handles {
-		return
-	}
-	f.Add(comment(
-		"featureCall is what the call handle of a prompt or resource offers besides its",
-		"elicitations.",
-	))
-	f.Type().Id("featureCall").Struct(jen.Id("call").Op("*").Qual(runtimePkg, "Call"))
-	id := jen.Id
-	method := func(doc, name string, params []jen.Code, results []jen.Code, body jen.Code) {
-		f.Comment("// " + doc)
-		f.Func().Params(id("c").Id("featureCall")).Id(name).Params(params...).Params(results...).Block(body)
-	}
-	call := func(name string, args ...jen.Code) *jen.Statement { return id("c").Dot("call").Dot(name).Call(args...) }
-	rt := func(name string) *jen.Statement { return jen.Qual(runtimePkg, name) }
-	method("Progress reports progress when the client asked for it; total <= 0 means unknown.", "Progress",
-		[]jen.Code{ctx(), jen.List(id("progress"), id("total")).Float64(), id("message").String()}, []jen.Code{jen.Error()},
-		jen.Return(call("Progress", id("ctx"), id("progress"), id("total"), id("message"))))
-	method("Log sends a log message when level passes the client's threshold.", "Log",
-		[]jen.Code{ctx(), id("level").Add(rt("LogLevel")), id("logger").String(), id("data").Any()}, []jen.Code{jen.Error()},
-		jen.Return(call("Log", id("ctx"), id("level"), id("logger"), id("data"))))
-	method("CreateMessage asks the client's model for a completion (sampling).", "CreateMessage",
-		[]jen.Code{ctx(), id("req").Op("*").Add(rt("SamplingRequest"))}, []jen.Code{jen.Op("*").Add(rt("SamplingResult")), jen.Error()},
-		jen.Return(call("CreateMessage", id("ctx"), id("req"))))
-	method("ListRoots asks the client for its roots.", "ListRoots",
-		[]jen.Code{ctx()}, []jen.Code{jen.Index().Add(rt("Root")), jen.Error()},
-		jen.Return(call("ListRoots", id("ctx"))))
-	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
-		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
-		jen.Return(call("Principal")))
-	emitNotifyMethods(f, "featureCall")
 }
 
 // registerFeatures is the part of Register that adds the features, in input

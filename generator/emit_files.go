@@ -10,6 +10,28 @@ import (
 // ctx is the context.Context parameter of generated functions.
 func ctx() *jen.Statement { return jen.Id("ctx").Qual("context", "Context") }
 
+// handleFields are the fields of a call handle: the runtime's common part
+// (ToolCall or FeatureCall) embedded, and the *runtime.Call its elicitations
+// and page method ask through when it has any. The runtime's part does not
+// give the Call away, so a handler can ask only what its handle declares.
+func handleFields(common string, needsCall bool) []jen.Code {
+	fields := []jen.Code{jen.Qual(runtimePkg, common)}
+	if needsCall {
+		fields = append(fields, jen.Id("call").Op("*").Qual(runtimePkg, "Call"))
+	}
+	return fields
+}
+
+// handleValue is the call handle of type typ around the adapter's call.
+func handleValue(typ, common string, needsCall bool) *jen.Statement {
+	return jen.Id(typ).ValuesFunc(func(g *jen.Group) {
+		g.Qual(runtimePkg, "New"+common).Call(jen.Id("call"))
+		if needsCall {
+			g.Id("call")
+		}
+	})
+}
+
 // emitElicitMethods writes a call handle's methods for the elicitations
 // it declares (a tool's, a prompt's or a resource's): ElicitX for a form,
 // and ElicitX, NewX and RequireX for a URL (emitURLElicitation).
@@ -85,7 +107,8 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 			"content, state, and the elicitations the tool declares. Asking for an elicitation "+
 			"the tool does not declare is a compile error.", call, name),
 	))
-	f.Type().Id(call).Struct(jen.Id("toolCall"))
+	needsCall := len(t.elicits) > 0 || t.def.ui != nil && t.def.ui.resourceURI != ""
+	f.Type().Id(call).Struct(handleFields("ToolCall", needsCall)...)
 	emitElicitMethods(f, call, t.elicits)
 	emitPageMethod(f, call, t)
 
@@ -94,11 +117,11 @@ func (g *gen) emitTool(t *toolIR) *jen.File {
 	var handlerBody []jen.Code
 	handlerBody = append(handlerBody,
 		jen.Var().Id("in").Add(typeExpr(t.input)),
-		jen.If(jen.Err().Op(":=").Id("decodeArguments").Call(jen.Lit(name), jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "DecodeArguments").Call(jen.Lit(name), jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Nil(), jen.Err()),
 		),
 	)
-	handle := jen.Id(call).Values(jen.Id("toolCall").Values(jen.Id("call")))
+	handle := handleValue(call, "ToolCall", needsCall)
 	if t.output != nil {
 		handlerBody = append(handlerBody,
 			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("h").Dot(t.goName).Call(jen.Id("ctx"), handle, jen.Id("in")),
@@ -147,7 +170,7 @@ func (g *gen) emitHandler() *jen.File {
 		"This line fails to compile when the runtime is older than this generated code:",
 		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
 	))
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_3_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_4_0")
 
 	f.Add(comment(g.featureHandlerDoc(
 		"Handler implements the tools of this package, one method per tool. Embed",
@@ -199,59 +222,5 @@ func (g *gen) emitHandler() *jen.File {
 		jen.Return(jen.Nil()),
 	)
 
-	f.Add(comment(
-		"toolCall is what every tool's call handle offers besides its elicitations. It",
-		"wraps the runtime's call instead of embedding it, so that only the elicitations",
-		"a tool declares can be asked for.",
-	))
-	f.Type().Id("toolCall").Struct(jen.Id("call").Op("*").Qual(runtimePkg, "Call"))
-	rt := func(name string) *jen.Statement { return jen.Qual(runtimePkg, name) }
-	method := func(doc, name string, params []jen.Code, results []jen.Code, body jen.Code) {
-		f.Comment("// " + doc)
-		f.Func().Params(jen.Id("c").Id("toolCall")).Id(name).Params(params...).Params(results...).Block(body)
-	}
-	call := func(name string, args ...jen.Code) *jen.Statement {
-		return jen.Id("c").Dot("call").Dot(name).Call(args...)
-	}
-	id := jen.Id
-	method("Progress reports progress when the client asked for it; total <= 0 means unknown.", "Progress",
-		[]jen.Code{ctx(), jen.List(id("progress"), id("total")).Float64(), id("message").String()}, []jen.Code{jen.Error()},
-		jen.Return(call("Progress", id("ctx"), id("progress"), id("total"), id("message"))))
-	method("Log sends a log message when level passes the client's threshold.", "Log",
-		[]jen.Code{ctx(), id("level").Add(rt("LogLevel")), id("logger").String(), id("data").Any()}, []jen.Code{jen.Error()},
-		jen.Return(call("Log", id("ctx"), id("level"), id("logger"), id("data"))))
-	method("CreateMessage asks the client's model for a completion (sampling).", "CreateMessage",
-		[]jen.Code{ctx(), id("req").Op("*").Add(rt("SamplingRequest"))}, []jen.Code{jen.Op("*").Add(rt("SamplingResult")), jen.Error()},
-		jen.Return(call("CreateMessage", id("ctx"), id("req"))))
-	method("ListRoots asks the client for its roots.", "ListRoots",
-		[]jen.Code{ctx()}, []jen.Code{jen.Index().Add(rt("Root")), jen.Error()},
-		jen.Return(call("ListRoots", id("ctx"))))
-	method("AddContent appends blocks to the result.", "AddContent",
-		[]jen.Code{id("blocks").Op("...").Add(rt("Content"))}, nil,
-		call("AddContent", id("blocks").Op("...")))
-	method("State returns the state saved with SetState in an earlier round of this call (2026-07-28).", "State",
-		nil, []jen.Code{jen.Index().Byte()},
-		jen.Return(call("State")))
-	method("SetState saves a small value for the next round of this call (2026-07-28).", "SetState",
-		[]jen.Code{id("b").Index().Byte()}, nil,
-		call("SetState", id("b")))
-	method("Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).", "Principal",
-		nil, []jen.Code{jen.Op("*").Add(rt("Principal"))},
-		jen.Return(call("Principal")))
-	emitNotifyMethods(f, "toolCall")
-
-	f.Comment("// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.")
-	f.Func().Id("decodeArguments").Params(id("tool").String(), id("args").Qual(jsonPkg, "RawMessage"), id("dst").Any()).Error().Block(
-		jen.If(jen.Len(id("args")).Op("==").Lit(0).Op("||").String().Call(id("args")).Op("==").Lit("null")).Block(
-			id("args").Op("=").Qual(jsonPkg, "RawMessage").Call(jen.Lit("{}")),
-		),
-		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(id("args"), id("dst")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Op("&").Add(rt("Error")).Values(jen.Dict{
-				id("Code"):    rt("CodeInvalidParams"),
-				id("Message"): jen.Qual("fmt", "Sprintf").Call(jen.Lit("tool %s: invalid arguments: %v"), id("tool"), jen.Err()),
-			})),
-		),
-		jen.Return(jen.Nil()),
-	)
 	return f
 }

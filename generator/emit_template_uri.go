@@ -7,27 +7,8 @@ import (
 )
 
 // Handlers announce changes (a resource they updated, a list that grew)
-// through their call handles, which forward to the runtime's Call, and name
-// a template's resource with the typed URI function of the template.
-
-// emitNotifyMethods writes the change announcements of the call handle type
-// recv (toolCall or featureCall).
-func emitNotifyMethods(f *jen.File, recv string) {
-	f.Add(comment(
-		"NotifyResourceUpdated tells the clients subscribed to uri that it changed; a template's",
-		"<Name>TemplateURI function builds the uri from its params.",
-	))
-	f.Func().Params(jen.Id("c").Id(recv)).Id("NotifyResourceUpdated").Params(jen.Id("uri").String()).Block(
-		jen.Id("c").Dot("call").Dot("NotifyResourceUpdated").Call(jen.Id("uri")))
-	for _, m := range []struct{ name, doc string }{
-		{"NotifyResourceListChanged", "NotifyResourceListChanged tells every client that the resource list changed."},
-		{"NotifyPromptListChanged", "NotifyPromptListChanged tells every client that the prompt list changed."},
-		{"NotifyToolListChanged", "NotifyToolListChanged tells every client that the tool list changed."},
-	} {
-		f.Comment("// " + m.doc)
-		f.Func().Params(jen.Id("c").Id(recv)).Id(m.name).Params().Block(jen.Id("c").Dot("call").Dot(m.name).Call())
-	}
-}
+// through their call handles (runtime.ToolCall and runtime.FeatureCall), and
+// name a template's resource with the typed URI function of the template.
 
 // templateURIName is the function that builds the URI of a template's
 // resource from its params.

@@ -28,7 +28,7 @@ type sharedDef struct {
 }
 
 // reserved are the identifiers mcpgen_handler.go declares.
-var reserved = keySet("Handler", "UnimplementedHandler", "Register", "toolCall", "decodeArguments", "featureCall")
+var reserved = keySet("Handler", "UnimplementedHandler", "Register")
 
 // claim takes name for at; a collision is reported with hint.
 func (ns *names) claim(name string, at place, hint string) bool {

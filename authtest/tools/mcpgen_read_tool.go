@@ -20,7 +20,7 @@ type ReadInput struct{}
 // state, and the elicitations the tool declares. Asking for an elicitation the tool does not
 // declare is a compile error.
 type ReadCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // readTool wires tool read to h.
@@ -31,10 +31,10 @@ func readTool(h Handler) runtime.Tool {
 		Scopes:     []string{"mcp:read"},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReadInput
-			if err := decodeArguments("read", args, &in); err != nil {
+			if err := runtime.DecodeArguments("read", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Read(ctx, ReadCall{toolCall{call}}, in)
+			blocks, err := h.Read(ctx, ReadCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type WriteInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type WriteCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // writeTool wires tool write to h.
@@ -31,10 +31,10 @@ func writeTool(h Handler) runtime.Tool {
 		Scopes:     []string{"mcp:write"},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in WriteInput
-			if err := decodeArguments("write", args, &in); err != nil {
+			if err := runtime.DecodeArguments("write", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Write(ctx, WriteCall{toolCall{call}}, in)
+			blocks, err := h.Write(ctx, WriteCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ type AddOutput struct {
 // state, and the elicitations the tool declares. Asking for an elicitation the tool does not
 // declare is a compile error.
 type AddCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // addTool wires tool add to h.
@@ -38,10 +38,10 @@ func addTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(addDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in AddInput
-			if err := decodeArguments("add", args, &in); err != nil {
+			if err := runtime.DecodeArguments("add", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Add(ctx, AddCall{toolCall{call}}, in)
+			out, err := h.Add(ctx, AddCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

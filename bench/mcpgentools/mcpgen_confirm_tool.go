@@ -22,7 +22,8 @@ type ConfirmInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ConfirmCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitConfirmAction asks the user to fill in the confirm_action form; an empty message uses
@@ -44,10 +45,10 @@ func confirmTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{confirmActionElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ConfirmInput
-			if err := decodeArguments("confirm", args, &in); err != nil {
+			if err := runtime.DecodeArguments("confirm", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Confirm(ctx, ConfirmCall{toolCall{call}}, in)
+			blocks, err := h.Confirm(ctx, ConfirmCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -22,7 +22,7 @@ type CreateDirectoryInput struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type CreateDirectoryCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // createDirectoryTool wires tool create_directory to h.
@@ -32,10 +32,10 @@ func createDirectoryTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(createDirectoryDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in CreateDirectoryInput
-			if err := decodeArguments("create_directory", args, &in); err != nil {
+			if err := runtime.DecodeArguments("create_directory", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.CreateDirectory(ctx, CreateDirectoryCall{toolCall{call}}, in)
+			blocks, err := h.CreateDirectory(ctx, CreateDirectoryCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -85,7 +85,8 @@ type CreateIssueOutput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type CreateIssueCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitTrackerLogin asks the user to open url (elicitation tracker_login, URL mode); an empty
@@ -130,10 +131,10 @@ func createIssueTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{trackerLoginElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in CreateIssueInput
-			if err := decodeArguments("create_issue", args, &in); err != nil {
+			if err := runtime.DecodeArguments("create_issue", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.CreateIssue(ctx, CreateIssueCall{toolCall{call}}, in)
+			out, err := h.CreateIssue(ctx, CreateIssueCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -34,7 +34,8 @@ func (v *DropTableInput) UnmarshalJSON(b []byte) error {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type DropTableCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitConfirmDrop asks the user to fill in the confirm_drop form; an empty message uses the
@@ -56,10 +57,10 @@ func dropTableTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{confirmDropElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in DropTableInput
-			if err := decodeArguments("drop_table", args, &in); err != nil {
+			if err := runtime.DecodeArguments("drop_table", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.DropTable(ctx, DropTableCall{toolCall{call}}, in)
+			blocks, err := h.DropTable(ctx, DropTableCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -45,7 +45,7 @@ type EditFileInputEditsItem struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type EditFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // editFileTool wires tool edit_file to h.
@@ -55,10 +55,10 @@ func editFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(editFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in EditFileInput
-			if err := decodeArguments("edit_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("edit_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.EditFile(ctx, EditFileCall{toolCall{call}}, in)
+			blocks, err := h.EditFile(ctx, EditFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -41,7 +41,7 @@ func (v *FetchInput) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type FetchCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // fetchTool wires tool fetch to h.
@@ -51,10 +51,10 @@ func fetchTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(fetchDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in FetchInput
-			if err := decodeArguments("fetch", args, &in); err != nil {
+			if err := runtime.DecodeArguments("fetch", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Fetch(ctx, FetchCall{toolCall{call}}, in)
+			blocks, err := h.Fetch(ctx, FetchCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -32,7 +32,7 @@ type GetFileInfoOutput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type GetFileInfoCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // getFileInfoTool wires tool get_file_info to h.
@@ -42,10 +42,10 @@ func getFileInfoTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(getFileInfoDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GetFileInfoInput
-			if err := decodeArguments("get_file_info", args, &in); err != nil {
+			if err := runtime.DecodeArguments("get_file_info", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.GetFileInfo(ctx, GetFileInfoCall{toolCall{call}}, in)
+			out, err := h.GetFileInfo(ctx, GetFileInfoCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,8 @@ type GitCommitInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type GitCommitCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitConfirmCommit asks the user to fill in the confirm_commit form; an empty message uses
@@ -45,10 +46,10 @@ func gitCommitTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{confirmCommitElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GitCommitInput
-			if err := decodeArguments("git_commit", args, &in); err != nil {
+			if err := runtime.DecodeArguments("git_commit", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GitCommit(ctx, GitCommitCall{toolCall{call}}, in)
+			blocks, err := h.GitCommit(ctx, GitCommitCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -24,7 +24,7 @@ type GitCreateBranchInput struct {
 // sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type GitCreateBranchCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // gitCreateBranchTool wires tool git_create_branch to h.
@@ -34,10 +34,10 @@ func gitCreateBranchTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(gitCreateBranchDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GitCreateBranchInput
-			if err := decodeArguments("git_create_branch", args, &in); err != nil {
+			if err := runtime.DecodeArguments("git_create_branch", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GitCreateBranch(ctx, GitCreateBranchCall{toolCall{call}}, in)
+			blocks, err := h.GitCreateBranch(ctx, GitCreateBranchCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -35,7 +35,7 @@ func (v *GitDiffInput) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type GitDiffCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // gitDiffTool wires tool git_diff to h.
@@ -45,10 +45,10 @@ func gitDiffTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(gitDiffDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GitDiffInput
-			if err := decodeArguments("git_diff", args, &in); err != nil {
+			if err := runtime.DecodeArguments("git_diff", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GitDiff(ctx, GitDiffCall{toolCall{call}}, in)
+			blocks, err := h.GitDiff(ctx, GitDiffCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

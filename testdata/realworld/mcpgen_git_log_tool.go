@@ -51,7 +51,7 @@ type GitLogOutputCommitsItem struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type GitLogCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // gitLogTool wires tool git_log to h.
@@ -61,10 +61,10 @@ func gitLogTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(gitLogDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GitLogInput
-			if err := decodeArguments("git_log", args, &in); err != nil {
+			if err := runtime.DecodeArguments("git_log", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.GitLog(ctx, GitLogCall{toolCall{call}}, in)
+			out, err := h.GitLog(ctx, GitLogCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

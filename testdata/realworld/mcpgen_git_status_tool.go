@@ -22,7 +22,7 @@ type GitStatusInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type GitStatusCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // gitStatusTool wires tool git_status to h.
@@ -32,10 +32,10 @@ func gitStatusTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(gitStatusDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GitStatusInput
-			if err := decodeArguments("git_status", args, &in); err != nil {
+			if err := runtime.DecodeArguments("git_status", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GitStatus(ctx, GitStatusCall{toolCall{call}}, in)
+			blocks, err := h.GitStatus(ctx, GitStatusCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

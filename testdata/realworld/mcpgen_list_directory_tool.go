@@ -71,7 +71,7 @@ func (v *ListDirectoryOutputEntriesItemType) UnmarshalJSON(b []byte) error {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type ListDirectoryCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // listDirectoryTool wires tool list_directory to h.
@@ -81,10 +81,10 @@ func listDirectoryTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(listDirectoryDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ListDirectoryInput
-			if err := decodeArguments("list_directory", args, &in); err != nil {
+			if err := runtime.DecodeArguments("list_directory", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.ListDirectory(ctx, ListDirectoryCall{toolCall{call}}, in)
+			out, err := h.ListDirectory(ctx, ListDirectoryCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -38,7 +38,7 @@ type ListTablesOutput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type ListTablesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // listTablesTool wires tool list_tables to h.
@@ -48,10 +48,10 @@ func listTablesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(listTablesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ListTablesInput
-			if err := decodeArguments("list_tables", args, &in); err != nil {
+			if err := runtime.DecodeArguments("list_tables", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.ListTables(ctx, ListTablesCall{toolCall{call}}, in)
+			out, err := h.ListTables(ctx, ListTablesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

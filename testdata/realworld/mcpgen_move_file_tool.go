@@ -23,7 +23,7 @@ type MoveFileInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type MoveFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // moveFileTool wires tool move_file to h.
@@ -33,10 +33,10 @@ func moveFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(moveFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in MoveFileInput
-			if err := decodeArguments("move_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("move_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.MoveFile(ctx, MoveFileCall{toolCall{call}}, in)
+			blocks, err := h.MoveFile(ctx, MoveFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

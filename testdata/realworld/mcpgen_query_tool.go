@@ -76,7 +76,7 @@ type QueryOutput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type QueryCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // queryTool wires tool query to h.
@@ -86,10 +86,10 @@ func queryTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(queryDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in QueryInput
-			if err := decodeArguments("query", args, &in); err != nil {
+			if err := runtime.DecodeArguments("query", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Query(ctx, QueryCall{toolCall{call}}, in)
+			out, err := h.Query(ctx, QueryCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -25,7 +25,7 @@ type ReadTextFileInput struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type ReadTextFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // readTextFileTool wires tool read_text_file to h.
@@ -35,10 +35,10 @@ func readTextFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(readTextFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReadTextFileInput
-			if err := decodeArguments("read_text_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("read_text_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ReadTextFile(ctx, ReadTextFileCall{toolCall{call}}, in)
+			blocks, err := h.ReadTextFile(ctx, ReadTextFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

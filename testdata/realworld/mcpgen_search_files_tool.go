@@ -45,7 +45,7 @@ func (v *SearchFilesInput) UnmarshalJSON(b []byte) error {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type SearchFilesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // searchFilesTool wires tool search_files to h.
@@ -55,10 +55,10 @@ func searchFilesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(searchFilesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SearchFilesInput
-			if err := decodeArguments("search_files", args, &in); err != nil {
+			if err := runtime.DecodeArguments("search_files", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.SearchFiles(ctx, SearchFilesCall{toolCall{call}}, in)
+			blocks, err := h.SearchFiles(ctx, SearchFilesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

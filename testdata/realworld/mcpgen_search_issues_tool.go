@@ -50,7 +50,7 @@ type SearchIssuesIssue struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type SearchIssuesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // searchIssuesTool wires tool search_issues to h.
@@ -60,10 +60,10 @@ func searchIssuesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(searchIssuesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SearchIssuesInput
-			if err := decodeArguments("search_issues", args, &in); err != nil {
+			if err := runtime.DecodeArguments("search_issues", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.SearchIssues(ctx, SearchIssuesCall{toolCall{call}}, in)
+			out, err := h.SearchIssues(ctx, SearchIssuesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -63,7 +63,8 @@ func (v *UpdateIssueInputState) UnmarshalJSON(b []byte) error {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type UpdateIssueCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitTrackerLogin asks the user to open url (elicitation tracker_login, URL mode); an empty
@@ -119,10 +120,10 @@ func updateIssueTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{trackerLoginElicitation, issueDetailsElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in UpdateIssueInput
-			if err := decodeArguments("update_issue", args, &in); err != nil {
+			if err := runtime.DecodeArguments("update_issue", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.UpdateIssue(ctx, UpdateIssueCall{toolCall{call}}, in)
+			blocks, err := h.UpdateIssue(ctx, UpdateIssueCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -26,7 +26,8 @@ type GetTimeOutput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type GetTimeCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // HostRendersPage reports whether the client renders ui://get-time/mcp-app.html: it declared
@@ -43,10 +44,10 @@ func getTimeTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(getTimeDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GetTimeInput
-			if err := decodeArguments("get-time", args, &in); err != nil {
+			if err := runtime.DecodeArguments("get-time", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.GetTime(ctx, GetTimeCall{toolCall{call}}, in)
+			out, err := h.GetTime(ctx, GetTimeCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

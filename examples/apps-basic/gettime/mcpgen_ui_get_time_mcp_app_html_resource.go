@@ -21,7 +21,7 @@ const UIGetTimeMCPAppHTMLResourceURI = "ui://get-time/mcp-app.html"
 // ui://get-time/mcp-app.html: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.
 type UIGetTimeMCPAppHTMLResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // uiGetTimeMCPAppHTMLResource wires resource ui://get-time/mcp-app.html to h.
@@ -30,7 +30,7 @@ func uiGetTimeMCPAppHTMLResource(h Handler) runtime.Resource {
 		URI:        UIGetTimeMCPAppHTMLResourceURI,
 		Definition: json.RawMessage(uiGetTimeMCPAppHTMLResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			html, err := h.ReadUIGetTimeMCPAppHTML(ctx, UIGetTimeMCPAppHTMLResourceCall{featureCall{call}})
+			html, err := h.ReadUIGetTimeMCPAppHTML(ctx, UIGetTimeMCPAppHTMLResourceCall{runtime.NewFeatureCall(call)})
 			if err != nil {
 				return nil, err
 			}

@@ -69,7 +69,7 @@ func (v *JSONSchema202012ToolInputContactMethod) UnmarshalJSON(b []byte) error {
 // logging, sampling, roots, extra content, state, and the elicitations the tool declares.
 // Asking for an elicitation the tool does not declare is a compile error.
 type JSONSchema202012ToolCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // jsonSchema202012ToolTool wires tool json_schema_2020_12_tool to h.
@@ -79,10 +79,10 @@ func jsonSchema202012ToolTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(jsonSchema202012ToolDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in JSONSchema202012ToolInput
-			if err := decodeArguments("json_schema_2020_12_tool", args, &in); err != nil {
+			if err := runtime.DecodeArguments("json_schema_2020_12_tool", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.JSONSchema202012Tool(ctx, JSONSchema202012ToolCall{toolCall{call}}, in)
+			blocks, err := h.JSONSchema202012Tool(ctx, JSONSchema202012ToolCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

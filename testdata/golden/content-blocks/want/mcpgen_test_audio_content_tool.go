@@ -20,7 +20,7 @@ type TestAudioContentInput struct{}
 // sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type TestAudioContentCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testAudioContentTool wires tool test_audio_content to h.
@@ -30,10 +30,10 @@ func testAudioContentTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testAudioContentDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestAudioContentInput
-			if err := decodeArguments("test_audio_content", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_audio_content", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestAudioContent(ctx, TestAudioContentCall{toolCall{call}}, in)
+			blocks, err := h.TestAudioContent(ctx, TestAudioContentCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

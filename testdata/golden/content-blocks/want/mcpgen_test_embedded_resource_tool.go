@@ -20,7 +20,7 @@ type TestEmbeddedResourceInput struct{}
 // logging, sampling, roots, extra content, state, and the elicitations the tool declares.
 // Asking for an elicitation the tool does not declare is a compile error.
 type TestEmbeddedResourceCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testEmbeddedResourceTool wires tool test_embedded_resource to h.
@@ -30,10 +30,10 @@ func testEmbeddedResourceTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testEmbeddedResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestEmbeddedResourceInput
-			if err := decodeArguments("test_embedded_resource", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_embedded_resource", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestEmbeddedResource(ctx, TestEmbeddedResourceCall{toolCall{call}}, in)
+			blocks, err := h.TestEmbeddedResource(ctx, TestEmbeddedResourceCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

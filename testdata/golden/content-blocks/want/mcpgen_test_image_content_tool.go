@@ -20,7 +20,7 @@ type TestImageContentInput struct{}
 // sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type TestImageContentCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testImageContentTool wires tool test_image_content to h.
@@ -30,10 +30,10 @@ func testImageContentTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testImageContentDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestImageContentInput
-			if err := decodeArguments("test_image_content", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_image_content", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestImageContent(ctx, TestImageContentCall{toolCall{call}}, in)
+			blocks, err := h.TestImageContent(ctx, TestImageContentCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

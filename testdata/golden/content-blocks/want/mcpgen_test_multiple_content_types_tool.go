@@ -20,7 +20,7 @@ type TestMultipleContentTypesInput struct{}
 // progress, logging, sampling, roots, extra content, state, and the elicitations the tool
 // declares. Asking for an elicitation the tool does not declare is a compile error.
 type TestMultipleContentTypesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testMultipleContentTypesTool wires tool test_multiple_content_types to h.
@@ -30,10 +30,10 @@ func testMultipleContentTypesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testMultipleContentTypesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestMultipleContentTypesInput
-			if err := decodeArguments("test_multiple_content_types", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_multiple_content_types", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestMultipleContentTypes(ctx, TestMultipleContentTypesCall{toolCall{call}}, in)
+			blocks, err := h.TestMultipleContentTypes(ctx, TestMultipleContentTypesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type TestResourceLinkInput struct{}
 // sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type TestResourceLinkCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testResourceLinkTool wires tool test_resource_link to h.
@@ -30,10 +30,10 @@ func testResourceLinkTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testResourceLinkDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestResourceLinkInput
-			if err := decodeArguments("test_resource_link", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_resource_link", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestResourceLink(ctx, TestResourceLinkCall{toolCall{call}}, in)
+			blocks, err := h.TestResourceLink(ctx, TestResourceLinkCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

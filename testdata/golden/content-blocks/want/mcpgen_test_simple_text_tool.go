@@ -20,7 +20,7 @@ type TestSimpleTextInput struct{}
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type TestSimpleTextCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // testSimpleTextTool wires tool test_simple_text to h.
@@ -30,10 +30,10 @@ func testSimpleTextTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(testSimpleTextDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TestSimpleTextInput
-			if err := decodeArguments("test_simple_text", args, &in); err != nil {
+			if err := runtime.DecodeArguments("test_simple_text", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TestSimpleText(ctx, TestSimpleTextCall{toolCall{call}}, in)
+			blocks, err := h.TestSimpleText(ctx, TestSimpleTextCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -113,7 +113,8 @@ type SearchInputWindow struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type SearchCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitProfile asks the user to fill in the profile form; an empty message uses the declared
@@ -135,10 +136,10 @@ func searchTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{profileElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SearchInput
-			if err := decodeArguments("search", args, &in); err != nil {
+			if err := runtime.DecodeArguments("search", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Search(ctx, SearchCall{toolCall{call}}, in)
+			blocks, err := h.Search(ctx, SearchCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

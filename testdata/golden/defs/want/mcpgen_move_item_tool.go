@@ -78,7 +78,7 @@ type MoveItemOutput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type MoveItemCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // moveItemTool wires tool move_item to h.
@@ -88,10 +88,10 @@ func moveItemTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(moveItemDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in MoveItemInput
-			if err := decodeArguments("move_item", args, &in); err != nil {
+			if err := runtime.DecodeArguments("move_item", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.MoveItem(ctx, MoveItemCall{toolCall{call}}, in)
+			out, err := h.MoveItem(ctx, MoveItemCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

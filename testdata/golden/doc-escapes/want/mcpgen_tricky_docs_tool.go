@@ -26,7 +26,7 @@ type TrickyDocsInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type TrickyDocsCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // trickyDocsTool wires tool tricky_docs to h.
@@ -36,10 +36,10 @@ func trickyDocsTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(trickyDocsDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TrickyDocsInput
-			if err := decodeArguments("tricky_docs", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tricky_docs", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TrickyDocs(ctx, TrickyDocsCall{toolCall{call}}, in)
+			blocks, err := h.TrickyDocs(ctx, TrickyDocsCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -27,7 +27,7 @@ type WebSearchInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type WebSearchCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // webSearchTool wires tool web_search to h.
@@ -37,10 +37,10 @@ func webSearchTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(webSearchDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in WebSearchInput
-			if err := decodeArguments("web_search", args, &in); err != nil {
+			if err := runtime.DecodeArguments("web_search", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.WebSearch(ctx, WebSearchCall{toolCall{call}}, in)
+			blocks, err := h.WebSearch(ctx, WebSearchCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

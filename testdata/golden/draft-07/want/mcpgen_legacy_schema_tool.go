@@ -29,7 +29,7 @@ type LegacySchemaRange struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type LegacySchemaCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // legacySchemaTool wires tool legacy_schema to h.
@@ -39,10 +39,10 @@ func legacySchemaTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(legacySchemaDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in LegacySchemaInput
-			if err := decodeArguments("legacy_schema", args, &in); err != nil {
+			if err := runtime.DecodeArguments("legacy_schema", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.LegacySchema(ctx, LegacySchemaCall{toolCall{call}}, in)
+			blocks, err := h.LegacySchema(ctx, LegacySchemaCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,8 @@ type RemoveInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type RemoveCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitConfirmDeleteDashed asks the user to fill in the confirm-delete form; an empty message
@@ -53,10 +54,10 @@ func removeTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{confirmDeleteDashedElicitation, confirmDeleteElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in RemoveInput
-			if err := decodeArguments("remove", args, &in); err != nil {
+			if err := runtime.DecodeArguments("remove", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Remove(ctx, RemoveCall{toolCall{call}}, in)
+			blocks, err := h.Remove(ctx, RemoveCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,8 @@ type RunSurveyInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type RunSurveyCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitSurvey asks the user to fill in the survey form; an empty message uses the declared
@@ -42,10 +43,10 @@ func runSurveyTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{surveyElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in RunSurveyInput
-			if err := decodeArguments("run_survey", args, &in); err != nil {
+			if err := runtime.DecodeArguments("run_survey", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.RunSurvey(ctx, RunSurveyCall{toolCall{call}}, in)
+			blocks, err := h.RunSurvey(ctx, RunSurveyCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

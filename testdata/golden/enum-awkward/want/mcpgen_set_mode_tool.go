@@ -230,7 +230,7 @@ func (v *SetModeInputHuge) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type SetModeCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // setModeTool wires tool set_mode to h.
@@ -240,10 +240,10 @@ func setModeTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(setModeDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SetModeInput
-			if err := decodeArguments("set_mode", args, &in); err != nil {
+			if err := runtime.DecodeArguments("set_mode", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.SetMode(ctx, SetModeCall{toolCall{call}}, in)
+			blocks, err := h.SetMode(ctx, SetModeCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -257,7 +257,7 @@ func (v *ReactInputOffset) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ReactCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // reactTool wires tool react to h.
@@ -267,10 +267,10 @@ func reactTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(reactDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReactInput
-			if err := decodeArguments("react", args, &in); err != nil {
+			if err := runtime.DecodeArguments("react", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.React(ctx, ReactCall{toolCall{call}}, in)
+			blocks, err := h.React(ctx, ReactCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

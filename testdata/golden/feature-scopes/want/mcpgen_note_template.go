@@ -31,7 +31,7 @@ func NoteTemplateURI(p NoteParams) string {
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type NoteTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // noteTemplate wires resource template notes://{title} to h.
@@ -41,7 +41,7 @@ func noteTemplate(h Handler) runtime.ResourceTemplate {
 		Definition:  json.RawMessage(noteTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := NoteParams{Title: vars.Get("title")}
-			return h.ReadNote(ctx, NoteTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadNote(ctx, NoteTemplateCall{runtime.NewFeatureCall(call)}, uri, in)
 		},
 		Scopes: []string{"notes:read"},
 	}

@@ -24,7 +24,7 @@ type PlanTripPromptArgs struct {
 // sampling, roots, and the elicitations it declares. Asking for an elicitation it does not
 // declare is a compile error.
 type PlanTripPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // planTripPrompt wires prompt plan_trip to h.
@@ -34,7 +34,7 @@ func planTripPrompt(h Handler) runtime.Prompt {
 		Definition: json.RawMessage(planTripPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := PlanTripPromptArgs{City: args["city"]}
-			return h.PlanTripPrompt(ctx, PlanTripPromptCall{featureCall{call}}, in)
+			return h.PlanTripPrompt(ctx, PlanTripPromptCall{runtime.NewFeatureCall(call)}, in)
 		},
 		Scopes: []string{"trips:read"},
 	}

@@ -20,7 +20,7 @@ const SecretResourceURI = "notes://secret"
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
 // does not declare is a compile error.
 type SecretResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // secretResource wires resource notes://secret to h.
@@ -29,7 +29,7 @@ func secretResource(h Handler) runtime.Resource {
 		URI:        SecretResourceURI,
 		Definition: json.RawMessage(secretResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadSecret(ctx, SecretResourceCall{featureCall{call}})
+			return h.ReadSecret(ctx, SecretResourceCall{runtime.NewFeatureCall(call)})
 		},
 		Scopes: []string{"notes:read", "notes:secret"},
 	}

@@ -20,7 +20,7 @@ const CitiesResourceURI = "weather://cities"
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type CitiesResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // citiesResource wires resource weather://cities to h.
@@ -29,7 +29,7 @@ func citiesResource(h Handler) runtime.Resource {
 		URI:        CitiesResourceURI,
 		Definition: json.RawMessage(citiesResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadCities(ctx, CitiesResourceCall{featureCall{call}})
+			return h.ReadCities(ctx, CitiesResourceCall{runtime.NewFeatureCall(call)})
 		},
 	}
 }

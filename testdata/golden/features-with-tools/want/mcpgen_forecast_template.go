@@ -32,7 +32,7 @@ func ForecastTemplateURI(p ForecastParams) string {
 // weather://forecast/{city}: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.
 type ForecastTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // forecastTemplate wires resource template weather://forecast/{city} to h.
@@ -42,7 +42,7 @@ func forecastTemplate(h Handler) runtime.ResourceTemplate {
 		Definition:  json.RawMessage(forecastTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := ForecastParams{City: vars.Get("city")}
-			return h.ReadForecast(ctx, ForecastTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadForecast(ctx, ForecastTemplateCall{runtime.NewFeatureCall(call)}, uri, in)
 		},
 		Complete: map[string]runtime.CompletionHandler{"city": h.CompleteForecastCity},
 	}

@@ -22,7 +22,7 @@ type GetWeatherInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type GetWeatherCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // getWeatherTool wires tool get_weather to h.
@@ -32,10 +32,10 @@ func getWeatherTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(getWeatherDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GetWeatherInput
-			if err := decodeArguments("get_weather", args, &in); err != nil {
+			if err := runtime.DecodeArguments("get_weather", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GetWeather(ctx, GetWeatherCall{toolCall{call}}, in)
+			blocks, err := h.GetWeather(ctx, GetWeatherCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type WeatherReportPromptArgs struct {
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
 // does not declare is a compile error.
 type WeatherReportPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // weatherReportPrompt wires prompt weather_report to h.
@@ -33,7 +33,7 @@ func weatherReportPrompt(h Handler) runtime.Prompt {
 		Definition: json.RawMessage(weatherReportPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := WeatherReportPromptArgs{City: args["city"]}
-			return h.WeatherReportPrompt(ctx, WeatherReportPromptCall{featureCall{call}}, in)
+			return h.WeatherReportPrompt(ctx, WeatherReportPromptCall{runtime.NewFeatureCall(call)}, in)
 		},
 		Complete: map[string]runtime.CompletionHandler{"city": h.CompleteWeatherReportCity},
 	}

@@ -20,7 +20,7 @@ type AlphaInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type AlphaCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // alphaTool wires tool alpha to h.
@@ -30,10 +30,10 @@ func alphaTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(alphaDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in AlphaInput
-			if err := decodeArguments("alpha", args, &in); err != nil {
+			if err := runtime.DecodeArguments("alpha", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Alpha(ctx, AlphaCall{toolCall{call}}, in)
+			blocks, err := h.Alpha(ctx, AlphaCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type BetaInput struct{}
 // state, and the elicitations the tool declares. Asking for an elicitation the tool does not
 // declare is a compile error.
 type BetaCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // betaTool wires tool beta to h.
@@ -30,10 +30,10 @@ func betaTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(betaDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in BetaInput
-			if err := decodeArguments("beta", args, &in); err != nil {
+			if err := runtime.DecodeArguments("beta", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Beta(ctx, BetaCall{toolCall{call}}, in)
+			blocks, err := h.Beta(ctx, BetaCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type DeltaInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type DeltaCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // deltaTool wires tool delta to h.
@@ -30,10 +30,10 @@ func deltaTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(deltaDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in DeltaInput
-			if err := decodeArguments("delta", args, &in); err != nil {
+			if err := runtime.DecodeArguments("delta", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Delta(ctx, DeltaCall{toolCall{call}}, in)
+			blocks, err := h.Delta(ctx, DeltaCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type GammaInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type GammaCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // gammaTool wires tool gamma to h.
@@ -30,10 +30,10 @@ func gammaTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(gammaDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GammaInput
-			if err := decodeArguments("gamma", args, &in); err != nil {
+			if err := runtime.DecodeArguments("gamma", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Gamma(ctx, GammaCall{toolCall{call}}, in)
+			blocks, err := h.Gamma(ctx, GammaCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

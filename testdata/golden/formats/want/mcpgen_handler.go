@@ -4,16 +4,14 @@ package formats
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_3_0
+const _ = runtime.IsAtLeastVersion0_4_0
 
 // Handler implements the tools of this package, one method per tool. Embed
 // UnimplementedHandler in your implementation so that tools added later do not
@@ -41,88 +39,6 @@ func Register(s *runtime.Server, h Handler) error {
 	} {
 		if err := s.AddTool(t); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// toolCall is what every tool's call handle offers besides its elicitations. It
-// wraps the runtime's call instead of embedding it, so that only the elicitations
-// a tool declares can be asked for.
-type toolCall struct {
-	call *runtime.Call
-}
-
-// Progress reports progress when the client asked for it; total <= 0 means unknown.
-func (c toolCall) Progress(ctx context.Context, progress, total float64, message string) error {
-	return c.call.Progress(ctx, progress, total, message)
-}
-
-// Log sends a log message when level passes the client's threshold.
-func (c toolCall) Log(ctx context.Context, level runtime.LogLevel, logger string, data any) error {
-	return c.call.Log(ctx, level, logger, data)
-}
-
-// CreateMessage asks the client's model for a completion (sampling).
-func (c toolCall) CreateMessage(ctx context.Context, req *runtime.SamplingRequest) (*runtime.SamplingResult, error) {
-	return c.call.CreateMessage(ctx, req)
-}
-
-// ListRoots asks the client for its roots.
-func (c toolCall) ListRoots(ctx context.Context) ([]runtime.Root, error) {
-	return c.call.ListRoots(ctx)
-}
-
-// AddContent appends blocks to the result.
-func (c toolCall) AddContent(blocks ...runtime.Content) {
-	c.call.AddContent(blocks...)
-}
-
-// State returns the state saved with SetState in an earlier round of this call (2026-07-28).
-func (c toolCall) State() []byte {
-	return c.call.State()
-}
-
-// SetState saves a small value for the next round of this call (2026-07-28).
-func (c toolCall) SetState(b []byte) {
-	c.call.SetState(b)
-}
-
-// Principal is who the request's access token speaks for, or nil without authorization (stdio, no Options.Auth).
-func (c toolCall) Principal() *runtime.Principal {
-	return c.call.Principal()
-}
-
-// NotifyResourceUpdated tells the clients subscribed to uri that it changed; a template's
-// <Name>TemplateURI function builds the uri from its params.
-func (c toolCall) NotifyResourceUpdated(uri string) {
-	c.call.NotifyResourceUpdated(uri)
-}
-
-// NotifyResourceListChanged tells every client that the resource list changed.
-func (c toolCall) NotifyResourceListChanged() {
-	c.call.NotifyResourceListChanged()
-}
-
-// NotifyPromptListChanged tells every client that the prompt list changed.
-func (c toolCall) NotifyPromptListChanged() {
-	c.call.NotifyPromptListChanged()
-}
-
-// NotifyToolListChanged tells every client that the tool list changed.
-func (c toolCall) NotifyToolListChanged() {
-	c.call.NotifyToolListChanged()
-}
-
-// decodeArguments decodes a tool's arguments; bad ones are a JSON-RPC invalid params error.
-func decodeArguments(tool string, args json.RawMessage, dst any) error {
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(args, dst); err != nil {
-		return &runtime.Error{
-			Code:    runtime.CodeInvalidParams,
-			Message: fmt.Sprintf("tool %s: invalid arguments: %v", tool, err),
 		}
 	}
 	return nil

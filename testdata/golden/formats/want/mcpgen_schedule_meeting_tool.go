@@ -33,7 +33,7 @@ type ScheduleMeetingOutput struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type ScheduleMeetingCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // scheduleMeetingTool wires tool schedule_meeting to h.
@@ -43,10 +43,10 @@ func scheduleMeetingTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(scheduleMeetingDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ScheduleMeetingInput
-			if err := decodeArguments("schedule_meeting", args, &in); err != nil {
+			if err := runtime.DecodeArguments("schedule_meeting", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.ScheduleMeeting(ctx, ScheduleMeetingCall{toolCall{call}}, in)
+			out, err := h.ScheduleMeeting(ctx, ScheduleMeetingCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -36,7 +36,7 @@ type FuncInput struct {
 // state, and the elicitations the tool declares. Asking for an elicitation the tool does not
 // declare is a compile error.
 type FuncCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // funcTool wires tool func to h.
@@ -46,10 +46,10 @@ func funcTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(funcDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in FuncInput
-			if err := decodeArguments("func", args, &in); err != nil {
+			if err := runtime.DecodeArguments("func", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Func(ctx, FuncCall{toolCall{call}}, in)
+			blocks, err := h.Func(ctx, FuncCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ type GetUserIDInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type GetUserIDCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // getUserIDTool wires tool get_user_id to h.
@@ -39,10 +39,10 @@ func getUserIDTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(getUserIDDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in GetUserIDInput
-			if err := decodeArguments("get_user_id", args, &in); err != nil {
+			if err := runtime.DecodeArguments("get_user_id", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.GetUserID(ctx, GetUserIDCall{toolCall{call}}, in)
+			blocks, err := h.GetUserID(ctx, GetUserIDCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type DeleteFileInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type DeleteFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // deleteFileTool wires tool delete_file to h.
@@ -30,10 +30,10 @@ func deleteFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(deleteFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in DeleteFileInput
-			if err := decodeArguments("delete_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("delete_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.DeleteFile(ctx, DeleteFileCall{toolCall{call}}, in)
+			blocks, err := h.DeleteFile(ctx, DeleteFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

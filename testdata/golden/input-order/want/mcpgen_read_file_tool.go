@@ -20,7 +20,7 @@ type ReadFileInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ReadFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // readFileTool wires tool read_file to h.
@@ -30,10 +30,10 @@ func readFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(readFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReadFileInput
-			if err := decodeArguments("read_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("read_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ReadFile(ctx, ReadFileCall{toolCall{call}}, in)
+			blocks, err := h.ReadFile(ctx, ReadFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

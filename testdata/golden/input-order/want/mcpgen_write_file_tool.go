@@ -20,7 +20,7 @@ type WriteFileInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type WriteFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // writeFileTool wires tool write_file to h.
@@ -30,10 +30,10 @@ func writeFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(writeFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in WriteFileInput
-			if err := decodeArguments("write_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("write_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.WriteFile(ctx, WriteFileCall{toolCall{call}}, in)
+			blocks, err := h.WriteFile(ctx, WriteFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type ListEverythingInput struct{}
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type ListEverythingCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // listEverythingTool wires tool list_everything to h.
@@ -30,10 +30,10 @@ func listEverythingTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(listEverythingDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ListEverythingInput
-			if err := decodeArguments("list_everything", args, &in); err != nil {
+			if err := runtime.DecodeArguments("list_everything", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ListEverything(ctx, ListEverythingCall{toolCall{call}}, in)
+			blocks, err := h.ListEverything(ctx, ListEverythingCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

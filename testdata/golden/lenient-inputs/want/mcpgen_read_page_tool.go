@@ -73,7 +73,7 @@ func (v *ReadPageInputMode) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ReadPageCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // readPageTool wires tool read_page to h.
@@ -83,10 +83,10 @@ func readPageTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(readPageDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReadPageInput
-			if err := decodeArguments("read_page", args, &in); err != nil {
+			if err := runtime.DecodeArguments("read_page", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ReadPage(ctx, ReadPageCall{toolCall{call}}, in)
+			blocks, err := h.ReadPage(ctx, ReadPageCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

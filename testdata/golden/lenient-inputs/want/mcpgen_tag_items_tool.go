@@ -35,7 +35,7 @@ type TagItemsInputMeta struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type TagItemsCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tagItemsTool wires tool tag_items to h.
@@ -45,10 +45,10 @@ func tagItemsTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tagItemsDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in TagItemsInput
-			if err := decodeArguments("tag_items", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tag_items", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.TagItems(ctx, TagItemsCall{toolCall{call}}, in)
+			blocks, err := h.TagItems(ctx, TagItemsCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -37,7 +37,7 @@ type SetLabelsInputClosed struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type SetLabelsCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // setLabelsTool wires tool set_labels to h.
@@ -47,10 +47,10 @@ func setLabelsTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(setLabelsDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SetLabelsInput
-			if err := decodeArguments("set_labels", args, &in); err != nil {
+			if err := runtime.DecodeArguments("set_labels", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.SetLabels(ctx, SetLabelsCall{toolCall{call}}, in)
+			blocks, err := h.SetLabels(ctx, SetLabelsCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

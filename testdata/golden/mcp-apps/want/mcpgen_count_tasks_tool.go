@@ -20,7 +20,7 @@ type CountTasksInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type CountTasksCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // countTasksTool wires tool count_tasks to h.
@@ -30,10 +30,10 @@ func countTasksTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(countTasksDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in CountTasksInput
-			if err := decodeArguments("count_tasks", args, &in); err != nil {
+			if err := runtime.DecodeArguments("count_tasks", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.CountTasks(ctx, CountTasksCall{toolCall{call}}, in)
+			blocks, err := h.CountTasks(ctx, CountTasksCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

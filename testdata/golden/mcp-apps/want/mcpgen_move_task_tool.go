@@ -24,7 +24,8 @@ type MoveTaskInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type MoveTaskCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // HostRendersPage reports whether the client renders ui://tasks/board.html: it declared MCP
@@ -42,10 +43,10 @@ func moveTaskTool(h Handler) runtime.Tool {
 		Scopes:     []string{"tasks:write"},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in MoveTaskInput
-			if err := decodeArguments("move_task", args, &in); err != nil {
+			if err := runtime.DecodeArguments("move_task", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.MoveTask(ctx, MoveTaskCall{toolCall{call}}, in)
+			blocks, err := h.MoveTask(ctx, MoveTaskCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -21,7 +21,8 @@ type RefreshReportInput struct{}
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type RefreshReportCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // HostRendersPage reports whether the client renders ui://tasks/report: it declared MCP Apps
@@ -38,10 +39,10 @@ func refreshReportTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(refreshReportDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in RefreshReportInput
-			if err := decodeArguments("refresh_report", args, &in); err != nil {
+			if err := runtime.DecodeArguments("refresh_report", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.RefreshReport(ctx, RefreshReportCall{toolCall{call}}, in)
+			blocks, err := h.RefreshReport(ctx, RefreshReportCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

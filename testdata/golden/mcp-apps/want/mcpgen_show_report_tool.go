@@ -21,7 +21,8 @@ type ShowReportInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type ShowReportCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // HostRendersPage reports whether the client renders ui://tasks/report: it declared MCP Apps
@@ -38,10 +39,10 @@ func showReportTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(showReportDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ShowReportInput
-			if err := decodeArguments("show_report", args, &in); err != nil {
+			if err := runtime.DecodeArguments("show_report", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ShowReport(ctx, ShowReportCall{toolCall{call}}, in)
+			blocks, err := h.ShowReport(ctx, ShowReportCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

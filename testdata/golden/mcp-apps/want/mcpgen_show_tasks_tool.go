@@ -23,7 +23,8 @@ type ShowTasksInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type ShowTasksCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // HostRendersPage reports whether the client renders ui://tasks/board.html: it declared MCP
@@ -40,10 +41,10 @@ func showTasksTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(showTasksDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ShowTasksInput
-			if err := decodeArguments("show_tasks", args, &in); err != nil {
+			if err := runtime.DecodeArguments("show_tasks", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ShowTasks(ctx, ShowTasksCall{toolCall{call}}, in)
+			blocks, err := h.ShowTasks(ctx, ShowTasksCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

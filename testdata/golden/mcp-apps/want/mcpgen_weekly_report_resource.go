@@ -21,7 +21,7 @@ const WeeklyReportResourceURI = "ui://tasks/report"
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type WeeklyReportResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // weeklyReportResource wires resource ui://tasks/report to h.
@@ -30,7 +30,7 @@ func weeklyReportResource(h Handler) runtime.Resource {
 		URI:        WeeklyReportResourceURI,
 		Definition: json.RawMessage(weeklyReportResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			html, err := h.ReadWeeklyReport(ctx, WeeklyReportResourceCall{featureCall{call}})
+			html, err := h.ReadWeeklyReport(ctx, WeeklyReportResourceCall{runtime.NewFeatureCall(call)})
 			if err != nil {
 				return nil, err
 			}

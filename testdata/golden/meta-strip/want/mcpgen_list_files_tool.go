@@ -20,7 +20,7 @@ type ListFilesInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type ListFilesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // listFilesTool wires tool list_files to h.
@@ -30,10 +30,10 @@ func listFilesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(listFilesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ListFilesInput
-			if err := decodeArguments("list_files", args, &in); err != nil {
+			if err := runtime.DecodeArguments("list_files", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ListFiles(ctx, ListFilesCall{toolCall{call}}, in)
+			blocks, err := h.ListFiles(ctx, ListFilesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

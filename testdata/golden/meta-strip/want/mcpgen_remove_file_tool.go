@@ -23,7 +23,8 @@ type RemoveFileInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type RemoveFileCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitConfirmDelete asks the user to fill in the confirm_delete form; an empty message uses
@@ -45,10 +46,10 @@ func removeFileTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{confirmDeleteElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in RemoveFileInput
-			if err := decodeArguments("delete_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("delete_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.RemoveFile(ctx, RemoveFileCall{toolCall{call}}, in)
+			blocks, err := h.RemoveFile(ctx, RemoveFileCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

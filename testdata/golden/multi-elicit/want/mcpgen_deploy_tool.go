@@ -62,7 +62,8 @@ type DeployOutput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type DeployCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitApprove asks the user to fill in the approve form; an empty message uses the declared
@@ -118,10 +119,10 @@ func deployTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{approveElicitation, ssoLoginElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in DeployInput
-			if err := decodeArguments("deploy", args, &in); err != nil {
+			if err := runtime.DecodeArguments("deploy", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Deploy(ctx, DeployCall{toolCall{call}}, in)
+			out, err := h.Deploy(ctx, DeployCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

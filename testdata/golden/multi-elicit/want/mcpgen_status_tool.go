@@ -20,7 +20,7 @@ type StatusInput struct{}
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type StatusCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // statusTool wires tool status to h.
@@ -30,10 +30,10 @@ func statusTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(statusDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in StatusInput
-			if err := decodeArguments("status", args, &in); err != nil {
+			if err := runtime.DecodeArguments("status", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Status(ctx, StatusCall{toolCall{call}}, in)
+			blocks, err := h.Status(ctx, StatusCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

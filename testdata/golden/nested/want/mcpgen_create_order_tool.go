@@ -62,7 +62,7 @@ type CreateOrderOutputTotals struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type CreateOrderCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // createOrderTool wires tool create_order to h.
@@ -72,10 +72,10 @@ func createOrderTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(createOrderDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in CreateOrderInput
-			if err := decodeArguments("create_order", args, &in); err != nil {
+			if err := runtime.DecodeArguments("create_order", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.CreateOrder(ctx, CreateOrderCall{toolCall{call}}, in)
+			out, err := h.CreateOrder(ctx, CreateOrderCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

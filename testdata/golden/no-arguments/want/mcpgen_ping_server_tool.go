@@ -20,7 +20,7 @@ type PingServerInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type PingServerCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // pingServerTool wires tool ping_server to h.
@@ -30,10 +30,10 @@ func pingServerTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(pingServerDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in PingServerInput
-			if err := decodeArguments("ping_server", args, &in); err != nil {
+			if err := runtime.DecodeArguments("ping_server", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.PingServer(ctx, PingServerCall{toolCall{call}}, in)
+			blocks, err := h.PingServer(ctx, PingServerCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

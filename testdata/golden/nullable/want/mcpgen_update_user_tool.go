@@ -67,7 +67,7 @@ func (v *UpdateUserInputLevel) UnmarshalJSON(b []byte) error {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type UpdateUserCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // updateUserTool wires tool update_user to h.
@@ -77,10 +77,10 @@ func updateUserTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(updateUserDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in UpdateUserInput
-			if err := decodeArguments("update_user", args, &in); err != nil {
+			if err := runtime.DecodeArguments("update_user", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.UpdateUser(ctx, UpdateUserCall{toolCall{call}}, in)
+			blocks, err := h.UpdateUser(ctx, UpdateUserCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -56,7 +56,7 @@ func (v *BuildStatusOutput) UnmarshalJSON(b []byte) error {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type BuildStatusCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // buildStatusTool wires tool build_status to h.
@@ -66,10 +66,10 @@ func buildStatusTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(buildStatusDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in BuildStatusInput
-			if err := decodeArguments("build_status", args, &in); err != nil {
+			if err := runtime.DecodeArguments("build_status", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.BuildStatus(ctx, BuildStatusCall{toolCall{call}}, in)
+			out, err := h.BuildStatus(ctx, BuildStatusCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

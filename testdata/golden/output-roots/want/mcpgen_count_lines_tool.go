@@ -22,7 +22,7 @@ type CountLinesInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type CountLinesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // countLinesTool wires tool count_lines to h.
@@ -32,10 +32,10 @@ func countLinesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(countLinesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in CountLinesInput
-			if err := decodeArguments("count_lines", args, &in); err != nil {
+			if err := runtime.DecodeArguments("count_lines", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.CountLines(ctx, CountLinesCall{toolCall{call}}, in)
+			out, err := h.CountLines(ctx, CountLinesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -22,7 +22,7 @@ type LookupInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type LookupCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // lookupTool wires tool lookup to h.
@@ -32,10 +32,10 @@ func lookupTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(lookupDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in LookupInput
-			if err := decodeArguments("lookup", args, &in); err != nil {
+			if err := runtime.DecodeArguments("lookup", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Lookup(ctx, LookupCall{toolCall{call}}, in)
+			out, err := h.Lookup(ctx, LookupCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -62,7 +62,7 @@ func (u *ResolveOutput) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ResolveCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // resolveTool wires tool resolve to h.
@@ -72,10 +72,10 @@ func resolveTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(resolveDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ResolveInput
-			if err := decodeArguments("resolve", args, &in); err != nil {
+			if err := runtime.DecodeArguments("resolve", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Resolve(ctx, ResolveCall{toolCall{call}}, in)
+			out, err := h.Resolve(ctx, ResolveCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

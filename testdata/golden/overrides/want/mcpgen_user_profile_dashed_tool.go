@@ -22,7 +22,7 @@ type UserProfileDashedInput struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type UserProfileDashedCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // userProfileDashedTool wires tool user-profile to h.
@@ -32,10 +32,10 @@ func userProfileDashedTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(userProfileDashedDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in UserProfileDashedInput
-			if err := decodeArguments("user-profile", args, &in); err != nil {
+			if err := runtime.DecodeArguments("user-profile", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.UserProfileDashed(ctx, UserProfileDashedCall{toolCall{call}}, in)
+			blocks, err := h.UserProfileDashed(ctx, UserProfileDashedCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ type PostalAddress struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type UserProfileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // userProfileTool wires tool user_profile to h.
@@ -39,10 +39,10 @@ func userProfileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(userProfileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in UserProfileInput
-			if err := decodeArguments("user_profile", args, &in); err != nil {
+			if err := runtime.DecodeArguments("user_profile", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.UserProfile(ctx, UserProfileCall{toolCall{call}}, in)
+			blocks, err := h.UserProfile(ctx, UserProfileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type ExplainPromptArgs struct {
 // sampling, roots, and the elicitations it declares. Asking for an elicitation it does not
 // declare is a compile error.
 type ExplainPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // explainPrompt wires prompt explain to h.
@@ -33,7 +33,7 @@ func explainPrompt(h Handler) runtime.Prompt {
 		Definition: json.RawMessage(explainPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := ExplainPromptArgs{ResultID: args["result_id"]}
-			return h.ExplainPrompt(ctx, ExplainPromptCall{featureCall{call}}, in)
+			return h.ExplainPrompt(ctx, ExplainPromptCall{runtime.NewFeatureCall(call)}, in)
 		},
 	}
 }

@@ -17,7 +17,7 @@ const noArgsPromptDefinition = "{\"name\": \"no_args\", \"description\": \"A pro
 // sampling, roots, and the elicitations it declares. Asking for an elicitation it does not
 // declare is a compile error.
 type NoArgsPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // noArgsPrompt wires prompt no_args to h.
@@ -26,7 +26,7 @@ func noArgsPrompt(h Handler) runtime.Prompt {
 		Name:       "no_args",
 		Definition: json.RawMessage(noArgsPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ map[string]string) (*runtime.PromptResult, error) {
-			return h.NoArgsPrompt(ctx, NoArgsPromptCall{featureCall{call}})
+			return h.NoArgsPrompt(ctx, NoArgsPromptCall{runtime.NewFeatureCall(call)})
 		},
 	}
 }

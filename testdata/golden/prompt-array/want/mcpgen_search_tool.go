@@ -22,7 +22,7 @@ type SearchInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type SearchCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // searchTool wires tool search to h.
@@ -32,10 +32,10 @@ func searchTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(searchDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in SearchInput
-			if err := decodeArguments("search", args, &in); err != nil {
+			if err := runtime.DecodeArguments("search", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Search(ctx, SearchCall{toolCall{call}}, in)
+			blocks, err := h.Search(ctx, SearchCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

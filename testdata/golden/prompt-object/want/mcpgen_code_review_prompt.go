@@ -28,7 +28,8 @@ type CodeReviewPromptArgs struct {
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
 // does not declare is a compile error.
 type CodeReviewPromptCall struct {
-	featureCall
+	runtime.FeatureCall
+	call *runtime.Call
 }
 
 // ElicitReviewDepth asks the user to fill in the review_depth form; an empty message uses the
@@ -56,7 +57,7 @@ func codeReviewPrompt(h Handler) runtime.Prompt {
 			if v, ok := args["focus"]; ok {
 				in.Focus = &v
 			}
-			return h.CodeReviewPrompt(ctx, CodeReviewPromptCall{featureCall{call}}, in)
+			return h.CodeReviewPrompt(ctx, CodeReviewPromptCall{runtime.NewFeatureCall(call), call}, in)
 		},
 		Complete: map[string]runtime.CompletionHandler{
 			"focus":    h.CompleteCodeReviewFocus,

@@ -17,7 +17,7 @@ const dailySummaryPromptDefinition = "{\"name\": \"daily-summary\", \"title\": \
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
 // does not declare is a compile error.
 type DailySummaryPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // dailySummaryPrompt wires prompt daily-summary to h.
@@ -26,7 +26,7 @@ func dailySummaryPrompt(h Handler) runtime.Prompt {
 		Name:       "daily-summary",
 		Definition: json.RawMessage(dailySummaryPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ map[string]string) (*runtime.PromptResult, error) {
-			return h.DailySummaryPrompt(ctx, DailySummaryPromptCall{featureCall{call}})
+			return h.DailySummaryPrompt(ctx, DailySummaryPromptCall{runtime.NewFeatureCall(call)})
 		},
 	}
 }

@@ -23,7 +23,7 @@ type GreetPromptArgs struct {
 // sampling, roots, and the elicitations it declares. Asking for an elicitation it does not
 // declare is a compile error.
 type GreetPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // greetPrompt wires prompt greet to h.
@@ -33,7 +33,7 @@ func greetPrompt(h Handler) runtime.Prompt {
 		Definition: json.RawMessage(greetPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := GreetPromptArgs{Name: args["name"]}
-			return h.GreetPrompt(ctx, GreetPromptCall{featureCall{call}}, in)
+			return h.GreetPrompt(ctx, GreetPromptCall{runtime.NewFeatureCall(call)}, in)
 		},
 	}
 }

@@ -25,7 +25,7 @@ type TranslationPromptArgs struct {
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
 // does not declare is a compile error.
 type TranslationPromptCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // translationPrompt wires prompt translate to h.
@@ -41,7 +41,7 @@ func translationPrompt(h Handler) runtime.Prompt {
 			if v, ok := args["sourceURL"]; ok {
 				in.SourceURL = &v
 			}
-			return h.TranslationPrompt(ctx, TranslationPromptCall{featureCall{call}}, in)
+			return h.TranslationPrompt(ctx, TranslationPromptCall{runtime.NewFeatureCall(call)}, in)
 		},
 	}
 }

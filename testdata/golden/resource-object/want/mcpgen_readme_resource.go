@@ -21,7 +21,7 @@ const ReadmeResourceURI = "file:///project/README.md"
 // file:///project/README.md: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.
 type ReadmeResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // readmeResource wires resource file:///project/README.md to h.
@@ -30,7 +30,7 @@ func readmeResource(h Handler) runtime.Resource {
 		URI:        ReadmeResourceURI,
 		Definition: json.RawMessage(readmeResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadReadme(ctx, ReadmeResourceCall{featureCall{call}})
+			return h.ReadReadme(ctx, ReadmeResourceCall{runtime.NewFeatureCall(call)})
 		},
 		Cache: &runtime.CacheHint{
 			Scope: runtime.CachePublic,

@@ -53,7 +53,8 @@ func RepoFileTemplateURI(p RepoFileParams) string {
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}: progress, logging, sampling, roots, and the
 // elicitations it declares. Asking for an elicitation it does not declare is a compile error.
 type RepoFileTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
+	call *runtime.Call
 }
 
 // ElicitSignIn asks the user to open url (elicitation sign_in, URL mode); an empty message
@@ -108,7 +109,7 @@ func repoFileTemplate(h Handler) runtime.ResourceTemplate {
 			if v := vars["lines"]; len(v) > 0 {
 				in.Lines = &v[0]
 			}
-			return h.ReadRepoFile(ctx, RepoFileTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadRepoFile(ctx, RepoFileTemplateCall{runtime.NewFeatureCall(call), call}, uri, in)
 		},
 		List: h.ListRepoFile,
 		Complete: map[string]runtime.CompletionHandler{

@@ -20,7 +20,8 @@ const AppConfigResourceURI = "config://app"
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type AppConfigResourceCall struct {
-	featureCall
+	runtime.FeatureCall
+	call *runtime.Call
 }
 
 // ElicitConsent asks the user to fill in the consent form; an empty message uses the declared
@@ -41,7 +42,7 @@ func appConfigResource(h Handler) runtime.Resource {
 		Definition:   json.RawMessage(appConfigResourceDefinition),
 		Elicitations: []*runtime.Elicitation{consentElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadAppConfig(ctx, AppConfigResourceCall{featureCall{call}})
+			return h.ReadAppConfig(ctx, AppConfigResourceCall{runtime.NewFeatureCall(call), call})
 		},
 	}
 }

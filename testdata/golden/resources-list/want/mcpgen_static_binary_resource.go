@@ -21,7 +21,7 @@ const StaticBinaryResourceURI = "test://static-binary"
 // test://static-binary: progress, logging, sampling, roots, and the elicitations it declares.
 // Asking for an elicitation it does not declare is a compile error.
 type StaticBinaryResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // staticBinaryResource wires resource test://static-binary to h.
@@ -30,7 +30,7 @@ func staticBinaryResource(h Handler) runtime.Resource {
 		URI:        StaticBinaryResourceURI,
 		Definition: json.RawMessage(staticBinaryResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadStaticBinary(ctx, StaticBinaryResourceCall{featureCall{call}})
+			return h.ReadStaticBinary(ctx, StaticBinaryResourceCall{runtime.NewFeatureCall(call)})
 		},
 		Cache: &runtime.CacheHint{
 			Scope: runtime.CachePrivate,

@@ -20,7 +20,7 @@ const StaticTextResourceURI = "test://static-text"
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type StaticTextResourceCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // staticTextResource wires resource test://static-text to h.
@@ -29,7 +29,7 @@ func staticTextResource(h Handler) runtime.Resource {
 		URI:        StaticTextResourceURI,
 		Definition: json.RawMessage(staticTextResourceDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ string) (*runtime.ResourceResult, error) {
-			return h.ReadStaticText(ctx, StaticTextResourceCall{featureCall{call}})
+			return h.ReadStaticText(ctx, StaticTextResourceCall{runtime.NewFeatureCall(call)})
 		},
 	}
 }

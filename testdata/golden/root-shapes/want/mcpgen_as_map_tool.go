@@ -17,7 +17,7 @@ const asMapDefinition = "{\n    \"name\": \"as_map\",\n    \"description\": \"Ro
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type AsMapCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // asMapTool wires tool as_map to h.
@@ -27,10 +27,10 @@ func asMapTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(asMapDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in map[string]string
-			if err := decodeArguments("as_map", args, &in); err != nil {
+			if err := runtime.DecodeArguments("as_map", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.AsMap(ctx, AsMapCall{toolCall{call}}, in)
+			out, err := h.AsMap(ctx, AsMapCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

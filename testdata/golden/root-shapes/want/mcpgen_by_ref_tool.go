@@ -22,7 +22,7 @@ type ByRefArgs struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ByRefCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // byRefTool wires tool by_ref to h.
@@ -32,10 +32,10 @@ func byRefTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(byRefDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ByRefArgs
-			if err := decodeArguments("by_ref", args, &in); err != nil {
+			if err := runtime.DecodeArguments("by_ref", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ByRef(ctx, ByRefCall{toolCall{call}}, in)
+			blocks, err := h.ByRef(ctx, ByRefCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

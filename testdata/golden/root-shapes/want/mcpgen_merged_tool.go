@@ -23,7 +23,7 @@ type MergedInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type MergedCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // mergedTool wires tool merged to h.
@@ -33,10 +33,10 @@ func mergedTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(mergedDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in MergedInput
-			if err := decodeArguments("merged", args, &in); err != nil {
+			if err := runtime.DecodeArguments("merged", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Merged(ctx, MergedCall{toolCall{call}}, in)
+			blocks, err := h.Merged(ctx, MergedCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type OneOfInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type OneOfCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // oneOfTool wires tool one_of to h.
@@ -33,10 +33,10 @@ func oneOfTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(oneOfDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in OneOfInput
-			if err := decodeArguments("one_of", args, &in); err != nil {
+			if err := runtime.DecodeArguments("one_of", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.OneOf(ctx, OneOfCall{toolCall{call}}, in)
+			blocks, err := h.OneOf(ctx, OneOfCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -20,7 +20,7 @@ type PingNotesInput struct{}
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type PingNotesCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // pingNotesTool wires tool ping_notes to h.
@@ -30,10 +30,10 @@ func pingNotesTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(pingNotesDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in PingNotesInput
-			if err := decodeArguments("ping_notes", args, &in); err != nil {
+			if err := runtime.DecodeArguments("ping_notes", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.PingNotes(ctx, PingNotesCall{toolCall{call}}, in)
+			blocks, err := h.PingNotes(ctx, PingNotesCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

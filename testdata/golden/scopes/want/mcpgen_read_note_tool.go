@@ -22,7 +22,7 @@ type ReadNoteInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ReadNoteCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // readNoteTool wires tool read_note to h.
@@ -33,10 +33,10 @@ func readNoteTool(h Handler) runtime.Tool {
 		Scopes:     []string{"notes:read"},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ReadNoteInput
-			if err := decodeArguments("read_note", args, &in); err != nil {
+			if err := runtime.DecodeArguments("read_note", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ReadNote(ctx, ReadNoteCall{toolCall{call}}, in)
+			blocks, err := h.ReadNote(ctx, ReadNoteCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type WriteNoteInput struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type WriteNoteCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // writeNoteTool wires tool write_note to h.
@@ -34,10 +34,10 @@ func writeNoteTool(h Handler) runtime.Tool {
 		Scopes:     []string{"notes:read", "notes:write"},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in WriteNoteInput
-			if err := decodeArguments("write_note", args, &in); err != nil {
+			if err := runtime.DecodeArguments("write_note", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.WriteNote(ctx, WriteNoteCall{toolCall{call}}, in)
+			blocks, err := h.WriteNote(ctx, WriteNoteCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -22,7 +22,7 @@ type StatFileInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type StatFileCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // statFileTool wires tool stat_file to h.
@@ -32,10 +32,10 @@ func statFileTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(statFileDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in StatFileInput
-			if err := decodeArguments("stat_file", args, &in); err != nil {
+			if err := runtime.DecodeArguments("stat_file", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.StatFile(ctx, StatFileCall{toolCall{call}}, in)
+			blocks, err := h.StatFile(ctx, StatFileCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

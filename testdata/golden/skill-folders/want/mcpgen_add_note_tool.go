@@ -22,7 +22,7 @@ type AddNoteInput struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type AddNoteCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // addNoteTool wires tool add_note to h.
@@ -32,10 +32,10 @@ func addNoteTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(addNoteDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in AddNoteInput
-			if err := decodeArguments("add_note", args, &in); err != nil {
+			if err := runtime.DecodeArguments("add_note", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.AddNote(ctx, AddNoteCall{toolCall{call}}, in)
+			blocks, err := h.AddNote(ctx, AddNoteCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -31,7 +31,7 @@ func DocsTemplateURI(p DocsParams) string {
 // progress, logging, sampling, roots, and the elicitations it declares. Asking for an
 // elicitation it does not declare is a compile error.
 type DocsTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // docsTemplate wires resource template docs://{+path} to h.
@@ -41,7 +41,7 @@ func docsTemplate(h Handler) runtime.ResourceTemplate {
 		Definition:  json.RawMessage(docsTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := DocsParams{Path: vars.Get("path")}
-			return h.ReadDocs(ctx, DocsTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadDocs(ctx, DocsTemplateCall{runtime.NewFeatureCall(call)}, uri, in)
 		},
 	}
 }

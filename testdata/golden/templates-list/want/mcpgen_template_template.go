@@ -32,7 +32,7 @@ func TemplateTemplateURI(p TemplateParams) string {
 // test://template/{id}/data: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.
 type TemplateTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // templateTemplate wires resource template test://template/{id}/data to h.
@@ -42,7 +42,7 @@ func templateTemplate(h Handler) runtime.ResourceTemplate {
 		Definition:  json.RawMessage(templateTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := TemplateParams{ID: vars.Get("id")}
-			return h.ReadTemplate(ctx, TemplateTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadTemplate(ctx, TemplateTemplateCall{runtime.NewFeatureCall(call)}, uri, in)
 		},
 		Complete: map[string]runtime.CompletionHandler{"id": h.CompleteTemplateID},
 	}

@@ -38,7 +38,7 @@ func WeatherTemplateURI(p WeatherParams) string {
 // weather://{city}{.format}: progress, logging, sampling, roots, and the elicitations it
 // declares. Asking for an elicitation it does not declare is a compile error.
 type WeatherTemplateCall struct {
-	featureCall
+	runtime.FeatureCall
 }
 
 // weatherTemplate wires resource template weather://{city}{.format} to h.
@@ -51,7 +51,7 @@ func weatherTemplate(h Handler) runtime.ResourceTemplate {
 			if v := vars["format"]; len(v) > 0 {
 				in.Format = &v[0]
 			}
-			return h.ReadWeather(ctx, WeatherTemplateCall{featureCall{call}}, uri, in)
+			return h.ReadWeather(ctx, WeatherTemplateCall{runtime.NewFeatureCall(call)}, uri, in)
 		},
 	}
 }

@@ -23,7 +23,7 @@ type Tool00Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool00Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool00Tool wires tool tool_00 to h.
@@ -33,10 +33,10 @@ func tool00Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool00Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool00Input
-			if err := decodeArguments("tool_00", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_00", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool00(ctx, Tool00Call{toolCall{call}}, in)
+			blocks, err := h.Tool00(ctx, Tool00Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

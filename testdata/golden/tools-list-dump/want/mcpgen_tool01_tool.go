@@ -23,7 +23,7 @@ type Tool01Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool01Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool01Tool wires tool tool_01 to h.
@@ -33,10 +33,10 @@ func tool01Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool01Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool01Input
-			if err := decodeArguments("tool_01", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_01", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool01(ctx, Tool01Call{toolCall{call}}, in)
+			blocks, err := h.Tool01(ctx, Tool01Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool02Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool02Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool02Tool wires tool tool_02 to h.
@@ -33,10 +33,10 @@ func tool02Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool02Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool02Input
-			if err := decodeArguments("tool_02", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_02", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool02(ctx, Tool02Call{toolCall{call}}, in)
+			blocks, err := h.Tool02(ctx, Tool02Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

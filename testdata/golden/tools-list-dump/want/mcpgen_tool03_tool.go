@@ -23,7 +23,7 @@ type Tool03Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool03Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool03Tool wires tool tool_03 to h.
@@ -33,10 +33,10 @@ func tool03Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool03Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool03Input
-			if err := decodeArguments("tool_03", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_03", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool03(ctx, Tool03Call{toolCall{call}}, in)
+			blocks, err := h.Tool03(ctx, Tool03Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool04Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool04Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool04Tool wires tool tool_04 to h.
@@ -33,10 +33,10 @@ func tool04Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool04Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool04Input
-			if err := decodeArguments("tool_04", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_04", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool04(ctx, Tool04Call{toolCall{call}}, in)
+			blocks, err := h.Tool04(ctx, Tool04Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool05Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool05Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool05Tool wires tool tool_05 to h.
@@ -33,10 +33,10 @@ func tool05Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool05Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool05Input
-			if err := decodeArguments("tool_05", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_05", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool05(ctx, Tool05Call{toolCall{call}}, in)
+			blocks, err := h.Tool05(ctx, Tool05Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

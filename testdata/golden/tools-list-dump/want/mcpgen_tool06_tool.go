@@ -23,7 +23,7 @@ type Tool06Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool06Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool06Tool wires tool tool_06 to h.
@@ -33,10 +33,10 @@ func tool06Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool06Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool06Input
-			if err := decodeArguments("tool_06", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_06", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool06(ctx, Tool06Call{toolCall{call}}, in)
+			blocks, err := h.Tool06(ctx, Tool06Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool07Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool07Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool07Tool wires tool tool_07 to h.
@@ -33,10 +33,10 @@ func tool07Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool07Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool07Input
-			if err := decodeArguments("tool_07", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_07", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool07(ctx, Tool07Call{toolCall{call}}, in)
+			blocks, err := h.Tool07(ctx, Tool07Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

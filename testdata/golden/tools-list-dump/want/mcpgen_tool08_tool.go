@@ -23,7 +23,7 @@ type Tool08Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool08Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool08Tool wires tool tool_08 to h.
@@ -33,10 +33,10 @@ func tool08Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool08Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool08Input
-			if err := decodeArguments("tool_08", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_08", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool08(ctx, Tool08Call{toolCall{call}}, in)
+			blocks, err := h.Tool08(ctx, Tool08Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

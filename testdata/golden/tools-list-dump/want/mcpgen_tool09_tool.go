@@ -23,7 +23,7 @@ type Tool09Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool09Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool09Tool wires tool tool_09 to h.
@@ -33,10 +33,10 @@ func tool09Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool09Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool09Input
-			if err := decodeArguments("tool_09", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_09", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool09(ctx, Tool09Call{toolCall{call}}, in)
+			blocks, err := h.Tool09(ctx, Tool09Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

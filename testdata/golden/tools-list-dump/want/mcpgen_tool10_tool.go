@@ -23,7 +23,7 @@ type Tool10Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool10Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool10Tool wires tool tool_10 to h.
@@ -33,10 +33,10 @@ func tool10Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool10Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool10Input
-			if err := decodeArguments("tool_10", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_10", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool10(ctx, Tool10Call{toolCall{call}}, in)
+			blocks, err := h.Tool10(ctx, Tool10Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool11Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool11Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool11Tool wires tool tool_11 to h.
@@ -33,10 +33,10 @@ func tool11Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool11Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool11Input
-			if err := decodeArguments("tool_11", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_11", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool11(ctx, Tool11Call{toolCall{call}}, in)
+			blocks, err := h.Tool11(ctx, Tool11Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool12Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool12Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool12Tool wires tool tool_12 to h.
@@ -33,10 +33,10 @@ func tool12Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool12Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool12Input
-			if err := decodeArguments("tool_12", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_12", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool12(ctx, Tool12Call{toolCall{call}}, in)
+			blocks, err := h.Tool12(ctx, Tool12Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

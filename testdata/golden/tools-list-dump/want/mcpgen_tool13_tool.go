@@ -23,7 +23,7 @@ type Tool13Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool13Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool13Tool wires tool tool_13 to h.
@@ -33,10 +33,10 @@ func tool13Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool13Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool13Input
-			if err := decodeArguments("tool_13", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_13", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool13(ctx, Tool13Call{toolCall{call}}, in)
+			blocks, err := h.Tool13(ctx, Tool13Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool14Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool14Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool14Tool wires tool tool_14 to h.
@@ -33,10 +33,10 @@ func tool14Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool14Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool14Input
-			if err := decodeArguments("tool_14", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_14", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool14(ctx, Tool14Call{toolCall{call}}, in)
+			blocks, err := h.Tool14(ctx, Tool14Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool15Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool15Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool15Tool wires tool tool_15 to h.
@@ -33,10 +33,10 @@ func tool15Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool15Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool15Input
-			if err := decodeArguments("tool_15", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_15", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool15(ctx, Tool15Call{toolCall{call}}, in)
+			blocks, err := h.Tool15(ctx, Tool15Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

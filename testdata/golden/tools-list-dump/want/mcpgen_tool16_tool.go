@@ -23,7 +23,7 @@ type Tool16Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool16Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool16Tool wires tool tool_16 to h.
@@ -33,10 +33,10 @@ func tool16Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool16Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool16Input
-			if err := decodeArguments("tool_16", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_16", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool16(ctx, Tool16Call{toolCall{call}}, in)
+			blocks, err := h.Tool16(ctx, Tool16Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

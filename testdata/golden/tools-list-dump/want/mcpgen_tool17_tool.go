@@ -23,7 +23,7 @@ type Tool17Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool17Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool17Tool wires tool tool_17 to h.
@@ -33,10 +33,10 @@ func tool17Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool17Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool17Input
-			if err := decodeArguments("tool_17", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_17", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool17(ctx, Tool17Call{toolCall{call}}, in)
+			blocks, err := h.Tool17(ctx, Tool17Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ type Tool18Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool18Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool18Tool wires tool tool_18 to h.
@@ -33,10 +33,10 @@ func tool18Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool18Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool18Input
-			if err := decodeArguments("tool_18", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_18", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool18(ctx, Tool18Call{toolCall{call}}, in)
+			blocks, err := h.Tool18(ctx, Tool18Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

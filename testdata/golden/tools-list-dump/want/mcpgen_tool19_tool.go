@@ -23,7 +23,7 @@ type Tool19Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool19Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool19Tool wires tool tool_19 to h.
@@ -33,10 +33,10 @@ func tool19Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool19Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool19Input
-			if err := decodeArguments("tool_19", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_19", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool19(ctx, Tool19Call{toolCall{call}}, in)
+			blocks, err := h.Tool19(ctx, Tool19Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

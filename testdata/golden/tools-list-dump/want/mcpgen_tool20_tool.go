@@ -23,7 +23,7 @@ type Tool20Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool20Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool20Tool wires tool tool_20 to h.
@@ -33,10 +33,10 @@ func tool20Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool20Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool20Input
-			if err := decodeArguments("tool_20", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_20", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool20(ctx, Tool20Call{toolCall{call}}, in)
+			blocks, err := h.Tool20(ctx, Tool20Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

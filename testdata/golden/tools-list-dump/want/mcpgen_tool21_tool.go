@@ -23,7 +23,7 @@ type Tool21Input struct {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type Tool21Call struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // tool21Tool wires tool tool_21 to h.
@@ -33,10 +33,10 @@ func tool21Tool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(tool21Definition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in Tool21Input
-			if err := decodeArguments("tool_21", args, &in); err != nil {
+			if err := runtime.DecodeArguments("tool_21", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.Tool21(ctx, Tool21Call{toolCall{call}}, in)
+			blocks, err := h.Tool21(ctx, Tool21Call{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -641,7 +641,7 @@ func (u *ThinkOutputCount) UnmarshalJSON(b []byte) error {
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
 // does not declare is a compile error.
 type ThinkCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // thinkTool wires tool think to h.
@@ -651,10 +651,10 @@ func thinkTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(thinkDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ThinkInput
-			if err := decodeArguments("think", args, &in); err != nil {
+			if err := runtime.DecodeArguments("think", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.Think(ctx, ThinkCall{toolCall{call}}, in)
+			out, err := h.Think(ctx, ThinkCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -197,7 +197,7 @@ type DrawShapeInputStyleNone struct {
 // extra content, state, and the elicitations the tool declares. Asking for an elicitation the
 // tool does not declare is a compile error.
 type DrawShapeCall struct {
-	toolCall
+	runtime.ToolCall
 }
 
 // drawShapeTool wires tool draw_shape to h.
@@ -207,10 +207,10 @@ func drawShapeTool(h Handler) runtime.Tool {
 		Definition: json.RawMessage(drawShapeDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in DrawShapeInput
-			if err := decodeArguments("draw_shape", args, &in); err != nil {
+			if err := runtime.DecodeArguments("draw_shape", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.DrawShape(ctx, DrawShapeCall{toolCall{call}}, in)
+			blocks, err := h.DrawShape(ctx, DrawShapeCall{runtime.NewToolCall(call)}, in)
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,8 @@ type OpenPullRequestOutput struct {
 // sampling, roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type OpenPullRequestCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitAuthorizeGithub asks the user to open url (elicitation authorize_github, URL mode); an
@@ -108,10 +109,10 @@ func openPullRequestTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{authorizeGithubElicitation, payElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in OpenPullRequestInput
-			if err := decodeArguments("open_pull_request", args, &in); err != nil {
+			if err := runtime.DecodeArguments("open_pull_request", args, &in); err != nil {
 				return nil, err
 			}
-			out, err := h.OpenPullRequest(ctx, OpenPullRequestCall{toolCall{call}}, in)
+			out, err := h.OpenPullRequest(ctx, OpenPullRequestCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}

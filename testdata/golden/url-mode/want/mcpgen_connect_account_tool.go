@@ -22,7 +22,8 @@ type ConnectAccountInput struct {
 // roots, extra content, state, and the elicitations the tool declares. Asking for an
 // elicitation the tool does not declare is a compile error.
 type ConnectAccountCall struct {
-	toolCall
+	runtime.ToolCall
+	call *runtime.Call
 }
 
 // ElicitLogin asks the user to open url (elicitation login, URL mode); an empty message uses
@@ -67,10 +68,10 @@ func connectAccountTool(h Handler) runtime.Tool {
 		Elicitations: []*runtime.Elicitation{loginElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in ConnectAccountInput
-			if err := decodeArguments("connect_account", args, &in); err != nil {
+			if err := runtime.DecodeArguments("connect_account", args, &in); err != nil {
 				return nil, err
 			}
-			blocks, err := h.ConnectAccount(ctx, ConnectAccountCall{toolCall{call}}, in)
+			blocks, err := h.ConnectAccount(ctx, ConnectAccountCall{runtime.NewToolCall(call), call}, in)
 			if err != nil {
 				return nil, err
 			}
