@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -52,9 +54,16 @@ type Method struct {
 	// Over HTTP it runs before the request's era is known, so
 	// req.ProtocolVersion may be empty there.
 	Authorize AuthRule
+	// Cheap says that Serve answers from what the extension holds, at
+	// once, without running application code (a read of a catalog): the
+	// request then takes no slot of Options.MaxConcurrentCalls. Any other
+	// method takes one, from its caller's share, while Serve runs, as a
+	// tool's handler does.
+	Cheap bool
 	// Serve answers a request. An *Error (or an error wrapping one) is
 	// that JSON-RPC error; any other error is an internal error carrying
-	// its text.
+	// its text. A panic in Serve or Authorize is recovered and logged, and
+	// the request is answered with an internal error (-32603).
 	Serve func(ctx context.Context, req *MethodRequest) (*MethodResult, error)
 }
 
@@ -182,17 +191,32 @@ func (e Extension) compile() (*extension, error) {
 }
 
 // row is the method's row: its versions, its rule and its Serve, behind
-// the runtime's framing.
+// the runtime's framing. Extension code is not trusted to be correct: a
+// panic in its rule or its Serve is recovered (the request is answered
+// -32603 and the server serves on), and unless it declares itself cheap
+// it takes a slot of MaxConcurrentCalls like any handler.
 func (m Method) row(versions []string) methodRow {
-	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions)}
-	r.auth = func(d *dispatcher, ctx context.Context, msg *message) (string, []string, *Error) {
+	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions), handler: !m.Cheap}
+	r.auth = func(d *dispatcher, ctx context.Context, msg *message) (target string, scopes []string, e *Error) {
+		defer func() {
+			if v := recover(); v != nil {
+				d.extensionPanicked(ctx, m.Name, "Authorize", v)
+				target, scopes, e = "", nil, errExtensionPanic
+			}
+		}()
 		target, scopes, err := m.Authorize(ctx, d.methodRequest(ctx, msg, nil))
 		if err != nil {
 			return "", nil, asError(err)
 		}
 		return target, scopes, nil
 	}
-	r.serve = func(d *dispatcher, ctx context.Context, rq *request) outcome {
+	r.serve = func(d *dispatcher, ctx context.Context, rq *request) (o outcome) {
+		defer func() {
+			if v := recover(); v != nil {
+				d.extensionPanicked(ctx, m.Name, "Serve", v)
+				o = failure(errExtensionPanic)
+			}
+		}()
 		res, err := m.Serve(ctx, d.methodRequest(ctx, rq.msg, rq.era))
 		switch {
 		case err != nil:
@@ -200,7 +224,7 @@ func (m Method) row(versions []string) methodRow {
 		case res == nil || res.Result == nil:
 			return failure(NewError(CodeInternalError, "%s: the method returned no result", m.Name))
 		}
-		o := outcome{result: res.Result}
+		o = outcome{result: res.Result}
 		if res.Cache != nil {
 			c, herr := res.Cache.hint()
 			if herr != nil {
@@ -211,6 +235,17 @@ func (m Method) row(versions []string) methodRow {
 		return o
 	}
 	return r
+}
+
+// errExtensionPanic answers a request whose extension code panicked; the
+// panic and its stack go to the log, not to the client.
+var errExtensionPanic = &Error{Code: CodeInternalError, Message: "internal error: the extension's method panicked"}
+
+// extensionPanicked logs a recovered panic of an extension method's part
+// (its Authorize or its Serve).
+func (d *dispatcher) extensionPanicked(ctx context.Context, method, part string, v any) {
+	d.logger.LogAttrs(ctx, slog.LevelError, "extension method panicked", slog.String("method", method), slog.String("in", part),
+		slog.String("subject", subjectOf(PrincipalFromContext(ctx))), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 }
 
 // erasOf are the eras of versions (nil: every era).

@@ -125,3 +125,126 @@ func TestExtensionScopes(t *testing.T) {
 		t.Errorf("legacy echo/secret without its scope: %d", resp.StatusCode)
 	}
 }
+
+// panicExtension adds x/panics, whose Serve panics, x/rule-panics, whose
+// Authorize panics, and x/ok, which answers.
+func panicExtension() Extension {
+	ok := func(context.Context, *MethodRequest) (*MethodResult, error) {
+		return &MethodResult{Result: map[string]bool{"ok": true}}, nil
+	}
+	return Extension{ID: "x.example/panics", Methods: []Method{
+		{Name: "x/panics", Authorize: NoScopes, Serve: func(context.Context, *MethodRequest) (*MethodResult, error) { panic("extension bug") }},
+		{Name: "x/rule-panics", Authorize: func(context.Context, *MethodRequest) (string, []string, error) { panic("rule bug") }, Serve: ok},
+		{Name: "x/ok", Authorize: NoScopes, Serve: ok},
+	}}
+}
+
+// TestExtensionPanicIsAnswered: a panic in an extension's Serve is answered
+// -32603 in every era and transport, with the same error, and the server
+// serves on; the panic's text stays in the log.
+func TestExtensionPanicIsAnswered(t *testing.T) {
+	noLeaks(t)
+	add := func(t *testing.T, s *Server) {
+		if err := s.AddExtension(panicExtension()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transports := parityTransports(t, nil, add)
+	checkParity(t, transports, "x/panics", nil, "-32603")
+	checkParity(t, transports, "x/ok", nil, "result")
+	for _, tr := range transports {
+		if m := tr.send(t, 9, "x/panics", nil); m.Error == nil || strings.Contains(m.Error.Message, "extension bug") {
+			t.Errorf("%s: the panic reached the client: %+v", tr.name, m.Error)
+		}
+	}
+}
+
+// TestExtensionRulePanicIsAnswered: a panic in an extension's Authorize is
+// answered -32603 (with Options.Auth, where the rule runs) over HTTP, and
+// the server serves on.
+func TestExtensionRulePanicIsAnswered(t *testing.T) {
+	leakCheck(t)
+	s := NewServer(scopedOptions(Options{}))
+	if err := s.AddExtension(panicExtension()); err != nil {
+		t.Fatal(err)
+	}
+	ts := authedServer(t, s)
+	for _, c := range eraClients(t, ts, s, "alice;") {
+		for range 2 {
+			if st, m := c.do(t, "x/rule-panics", nil); m.Error == nil || m.Error.Code != CodeInternalError || strings.Contains(m.Error.Message, "rule bug") {
+				t.Errorf("%s: a panicking rule: %d %+v", c.name, st, m.Error)
+			}
+		}
+		if _, m := c.do(t, "x/ok", nil); m.Error != nil {
+			t.Errorf("%s: after the panics: %+v", c.name, m.Error)
+		}
+	}
+}
+
+// TestExtensionPanicInABatch: a 2025-03-26 batch whose calls panic in an
+// extension's Serve is answered element by element, and the process lives.
+func TestExtensionPanicInABatch(t *testing.T) {
+	noLeaks(t)
+	s, ts := legacyServer(t, Options{})
+	if err := s.AddExtension(panicExtension()); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, ts)
+	c.initialize(Version20250326, `{}`)
+	resp := c.post(`[{"jsonrpc":"2.0","id":1,"method":"x/panics"},{"jsonrpc":"2.0","id":2,"method":"x/ok"},{"jsonrpc":"2.0","id":3,"method":"x/panics"}]`)
+	var got []rpc
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	codes := map[string]int{}
+	for _, m := range got {
+		if m.Error != nil {
+			codes[string(m.ID)] = m.Error.Code
+		}
+	}
+	if len(got) != 3 || codes["1"] != CodeInternalError || codes["3"] != CodeInternalError || codes["2"] != 0 {
+		t.Fatalf("batch answers %+v", got)
+	}
+}
+
+// TestExtensionMethodsTakeASlot: an extension's method takes a slot of
+// MaxConcurrentCalls (its caller's share) while it runs, so it is refused
+// with -32004 past the bound; a Cheap one takes none.
+func TestExtensionMethodsTakeASlot(t *testing.T) {
+	leakCheck(t)
+	running, release := make(chan struct{}), make(chan struct{})
+	serve := func(ctx context.Context, req *MethodRequest) (*MethodResult, error) {
+		if req.Method == "x/slow" {
+			running <- struct{}{}
+			<-release
+		}
+		return &MethodResult{Result: struct{}{}}, nil
+	}
+	s := NewServer(Options{MaxConcurrentCalls: 1, CallerShare: 1})
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.AddExtension(Extension{ID: "x.example/slots", Methods: []Method{
+		{Name: "x/slow", Authorize: NoScopes, Serve: serve},
+		{Name: "x/fast", Authorize: NoScopes, Serve: serve},
+		{Name: "x/cheap", Authorize: NoScopes, Serve: serve, Cheap: true},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	c := modernServer(t, s)
+	done := make(chan *modernResp, 1)
+	go func() { done <- c.call("x/slow", nil) }()
+	<-running
+	if r := c.call("x/fast", nil); r.errCode(t) != CodeLimitExceeded || r.status != http.StatusTooManyRequests {
+		t.Errorf("a second method past MaxConcurrentCalls: %d %s", r.status, r.body)
+	}
+	if r := c.call("x/cheap", nil); r.errCode(t) != 0 {
+		t.Errorf("a cheap method past MaxConcurrentCalls: %s", r.body)
+	}
+	close(release)
+	if r := <-done; r.errCode(t) != 0 {
+		t.Errorf("the slow method: %s", r.body)
+	}
+	if r := c.call("x/fast", nil); r.errCode(t) != 0 {
+		t.Errorf("after the slot came back: %s", r.body)
+	}
+}
