@@ -86,6 +86,7 @@ func TestAuthFeatureScopes(t *testing.T) {
 	}
 	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "completion/complete",
 		Params: json.RawMessage(`{"ref":{"type":"ref/prompt","name":"plan"},"argument":{"name":"topic","value":"s"}}`)}
+	msg.decodeParams(s.d.row(msg.Method).params)
 	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &legacyExchange{}, msg: msg}
 	if o := s.d.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "prompt \"plan\" requires scope plans:read") {
 		t.Errorf("completion without plans:read: %+v", o)
@@ -143,6 +144,7 @@ func TestListenNeedsTheScopesOfItsResources(t *testing.T) {
 	msg := &message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: "subscriptions/listen",
 		Params: json.RawMessage(`{"notifications":{"resourceSubscriptions":["test://secret"]}}`)}
 	ctx := withPrincipal(context.Background(), &Principal{Issuer: testIssuer, Subject: "alice", Scopes: []string{"mcp:read"}})
+	msg.decodeParams(s.d.row(msg.Method).params)
 	rq := &request{id: msg.ID, method: msg.Method, params: msg.params(), era: &modernExchange{core: s.http.modern, meta: &requestMeta{ProtocolVersion: Version20260728}}, msg: msg}
 	if o := s.d.serveMethod(ctx, rq); o.err == nil || !strings.Contains(o.err.Message, "requires scope secrets:read") {
 		t.Errorf("method-level check of listen: %+v", o.err)

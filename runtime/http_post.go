@@ -14,7 +14,7 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 	if body == nil {
 		return
 	}
-	msgs, bad, batch, perr := readMessages(body)
+	msgs, bad, batch, perr := t.d.readMessages(body)
 	var id json.RawMessage
 	if !batch && len(msgs) == 1 {
 		id = msgs[0].ID

@@ -83,23 +83,16 @@ const roundParams = pRequestState | pInputResponses
 // the runtime acts on carry; notifications have no row.
 var notificationParams = map[string]paramSet{methodCancelled: pRequestID}
 
-// paramsOf returns the members of params decoded for method: a core
-// method's (or notification's) own; for any other (an extension's, or an
-// unknown method) only _meta, since its params are its own business.
-func paramsOf(method string) paramSet {
-	if r := coreIndex[method]; r != nil {
+// paramsIn returns the members of params decoded for method: its row's
+// (a core method's own; an extension's, which reads its params raw, only
+// the round members it asks for), a notification's, or for an unknown
+// method only _meta.
+func paramsIn(t methodTable, method string) paramSet {
+	if r := t[method]; r != nil {
 		return r.params
 	}
 	return notificationParams[method]
 }
-
-// coreIndex is the runtime's own rows by name (the core's and the tasks
-// extension's), for decoding params before a request reaches its server.
-// It is filled in init: the rows' rules decode params, which look the rows
-// up.
-var coreIndex methodTable
-
-func init() { coreIndex = index(append(slices.Clone(coreMethods), taskMethods...)) }
 
 // dispatcher serves the methods: it holds the method table (the core's
 // rows and those of the extensions added since) and the parts the methods
@@ -191,13 +184,19 @@ func (d *dispatcher) serveMethod(ctx context.Context, rq *request) outcome {
 	return m.serve(d, ctx, rq)
 }
 
-// params returns the message's params, decoded on first use.
+// params returns the message's params as readMessages decoded them (only
+// _meta for a message it did not read).
 func (m *message) params() *requestParams {
 	if !m.paramsReady {
-		m.paramsReady = true
-		decodeParams(&m.decoded, m.Params, paramsOf(m.Method))
+		m.decodeParams(0)
 	}
 	return &m.decoded
+}
+
+// decodeParams decodes the members want names, and _meta, once.
+func (m *message) decodeParams(want paramSet) {
+	m.paramsReady = true
+	decodeParams(&m.decoded, m.Params, want)
 }
 
 // drainGroup counts running handlers so that Shutdown can wait for them. It
@@ -260,13 +259,15 @@ func (g *drainGroup) wait(ctx context.Context) error {
 }
 
 // readMessages decodes one HTTP body or stdio line (decodeMessages) and the
-// params of each valid request, as its row declares them: once, on the
-// transport's goroutine, before any era, interceptor or method reads them.
-func readMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err *Error) {
+// params of each valid request, as its row in the server's table declares
+// them: once, on the transport's goroutine, before any era, interceptor or
+// method reads them.
+func (d *dispatcher) readMessages(body []byte) (msgs []*message, bad []*Error, batch bool, err *Error) {
 	msgs, bad, batch, err = decodeMessages(body)
+	table := *d.methods.Load()
 	for i, m := range msgs {
 		if bad[i] == nil && m.Method != "" {
-			m.params()
+			m.decodeParams(paramsIn(table, m.Method))
 		}
 	}
 	return msgs, bad, batch, err

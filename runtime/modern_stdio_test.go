@@ -39,7 +39,9 @@ func stdioRequest(id any, method string, params map[string]any, meta map[string]
 	}
 	idb, _ := json.Marshal(id)
 	pb, _ := json.Marshal(params)
-	return &message{JSONRPC: "2.0", ID: idb, Method: method, Params: pb}
+	m := &message{JSONRPC: "2.0", ID: idb, Method: method, Params: pb}
+	m.decodeParams(paramsIn(index(coreMethods), method)) // as readMessages does
+	return m
 }
 
 func stdMeta(caps map[string]any) map[string]any {

@@ -108,7 +108,7 @@ type stdioConn struct {
 // connection a legacy session) and hands each request to it.
 func (c *stdioConn) handle(ctx context.Context, line []byte) {
 	t, sess := c.t, c.sess
-	msgs, bad, batch, perr := readMessages(line)
+	msgs, bad, batch, perr := t.d.readMessages(line)
 	if perr != nil {
 		c.out.q.tryPush(frame{data: encodeError(nil, perr)}) // nothing to wait for on a broken line
 		return
