@@ -48,7 +48,13 @@ func (p *Principal) HasScope(scope string) bool {
 
 // key identifies the principal in sealed state and session records without
 // naming it: a digest of issuer and subject.
-func (p *Principal) key() string {
+func (p *Principal) key() string { return p.Key() }
+
+// Key is a digest of the principal's issuer and subject: what state bound
+// to a principal keeps (a session, a requestState, an extension's record)
+// to check that a later request is the same principal's, without keeping
+// who it is. A nil principal's key is "".
+func (p *Principal) Key() string {
 	if p == nil {
 		return ""
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -227,6 +228,33 @@ func (c *Call) ListRoots(ctx context.Context) ([]Root, error) {
 		return nil, fmt.Errorf("%w: roots/list result: %v", ErrInvalidAnswer, err)
 	}
 	return res.Roots, nil
+}
+
+// Request sends the client a request of the extension's own, or one the
+// Call has no method for, and returns its result: params encode as a JSON
+// object, and the client must have declared the capability method needs.
+// key names the question within the call: the key of its input request in
+// 2026-07-28, which must be the same in every round that asks it. It rides
+// the call's own stream like Elicit (a live request in a legacy session,
+// an input_required round in 2026-07-28) and passes the Outgoing
+// interceptors.
+func (c *Call) Request(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	if key == "" || method == "" {
+		return nil, errors.New("Call.Request: a key and a method are required")
+	}
+	return c.peer.request(ctx, key, method, params)
+}
+
+// Notify sends a notification related to this call (an extension's own
+// kind): on the call's own response stream, or, in a legacy session whose
+// client took that response as plain JSON, on its GET stream when one is
+// open (otherwise it is dropped, as progress is). params encode as a JSON
+// object, or nil for none.
+func (c *Call) Notify(ctx context.Context, method string, params any) error {
+	if method == "" {
+		return errors.New("Call.Notify: a method is required")
+	}
+	return c.peer.notify(ctx, method, params)
 }
 
 // Progress reports progress on this call when the client asked for it (a

@@ -31,7 +31,7 @@ const CodeLimitExceeded = -32004
 // callerShare is one bounded resource of the server and each caller's part
 // of it.
 type callerShare struct {
-	bound string // the Options field, e.g. "MaxTasks"
+	bound string // the option that sets it, e.g. "Options.MaxConcurrentCalls"
 	unit  string // "tasks", "bytes", ...
 	total int64  // <= 0: no bound
 	each  int64  // a caller's share
@@ -57,11 +57,11 @@ func (c *callerShare) take(caller string, n int64) *Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.used+n > c.total {
-		return limitExceeded(c.bound, c.total, fmt.Sprintf("the server holds %d of its %d %s (Options.%s); try again later",
+		return limitExceeded(c.bound, c.total, fmt.Sprintf("the server holds %d of its %d %s (%s); try again later",
 			c.used, c.total, c.unit, c.bound))
 	}
 	if caller != "" && c.by[caller]+n > c.each {
-		return limitExceeded(c.bound, c.each, fmt.Sprintf("this caller holds %d %s, its share of the server's %d (Options.%s × Options.CallerShare); wait until some are released",
+		return limitExceeded(c.bound, c.each, fmt.Sprintf("this caller holds %d %s, its share of the server's %d (%s × Options.CallerShare); wait until some are released",
 			c.by[caller], c.unit, c.total, c.bound))
 	}
 	c.used += n
@@ -87,13 +87,32 @@ func (c *callerShare) give(caller string, n int64) {
 	}
 }
 
-// limitExceeded is the CodeLimitExceeded error of bound (limit units).
+// limitExceeded is the CodeLimitExceeded error of bound (limit units), the
+// option that sets it.
 func limitExceeded(bound string, limit int64, msg string) *Error {
 	return &Error{Code: CodeLimitExceeded, Message: msg, Data: struct {
 		Bound string `json:"bound"`
 		Limit int64  `json:"limit"`
-	}{"Options." + bound, limit}}
+	}{bound, limit}}
 }
+
+// Share is a bound of something an extension keeps (Host.NewShare), and
+// each caller's part of it: what keeps one client from taking a whole
+// bound from the others, as the server's own bounds do.
+type Share struct{ c *callerShare }
+
+// Take gives caller n more units, or returns the CodeLimitExceeded *Error
+// that names the bound (the whole, or the caller's share) it would pass.
+// caller "" is charged to the whole bound only.
+func (s *Share) Take(caller string, n int64) error {
+	if e := s.c.take(caller, n); e != nil {
+		return e
+	}
+	return nil
+}
+
+// Give returns n units of caller's.
+func (s *Share) Give(caller string, n int64) { s.c.give(caller, n) }
 
 // limitStatus is the HTTP status of a refusal for a bound: 429, which says
 // "come back later" to clients and proxies.

@@ -34,6 +34,7 @@ type changeFanout struct {
 	features  *featureRegistry // its encoded list pages go stale
 	listeners *listenHub
 	sessions  *sessionTable
+	changed   func() // tells Host.OnChange listeners of a list change
 
 	mu    sync.Mutex
 	stdio map[*session]*stream // the stdio connections of this process
@@ -95,7 +96,8 @@ func (c *changeFanout) announce(ev listenEvent) {
 	c.deliverChange(ev)
 }
 
-// forget drops the encoded pages a list change makes stale.
+// forget drops the encoded pages a list change makes stale, and tells the
+// description's listeners (Host.OnChange) that a list changed.
 func (c *changeFanout) forget(ev listenEvent) {
 	switch ev.method {
 	case methodToolsListChanged:
@@ -104,6 +106,11 @@ func (c *changeFanout) forget(ev listenEvent) {
 		c.features.forget(listPrompts)
 	case methodResourcesListChanged:
 		c.features.forget(listTemplates)
+	default:
+		return
+	}
+	if c.changed != nil {
+		c.changed()
 	}
 }
 

@@ -96,7 +96,8 @@
 //     task_input_first.go.
 //   - dispatch: method_table.go (dispatcher, one row per method),
 //     method_<family>.go, method_scopes.go (the rows' authorization rules),
-//     listen.go, extension.go.
+//     listen.go, extension.go, extension_hooks.go, extension_host.go,
+//     detached_call.go, describe.go.
 //   - features: feature_registry.go, feature_lists.go, prompt.go,
 //     resource.go, completion.go, task.go, task_peer.go, task_wire.go.
 //   - core seams: era.go (the era interface, request, outcome),

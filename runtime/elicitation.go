@@ -127,6 +127,15 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 	return nil
 }
 
+// CheckAnswer reports what is wrong with result as the client's answer to
+// a server-to-client request of method (elicitation/create,
+// sampling/createMessage, roots/list): nil when it is well formed. The
+// runtime checks every answer a Call takes; an extension that takes
+// answers itself (a task's tasks/update) checks them with it.
+func CheckAnswer(method string, result json.RawMessage) error {
+	return checkAnswerShape(method, result)
+}
+
 // checkAnswerShape checks that an input response has the shape of the
 // method's result; the content of a form is validated later, against its
 // requestedSchema, by Elicit.

@@ -36,7 +36,7 @@ func (rq *request) detach() {
 		m.ID, m.Params, m.Result = rq.id, nil, nil
 		p := &m.decoded
 		p.Name, p.Arguments, p.InputResponses, p.Ref, p.Argument, p.Context = nil, nil, nil, nil, nil, nil
-		p.RequestID, p.Task, p.Capabilities, p.ClientInfo, p.Meta, p.ProgressToken = nil, nil, nil, nil, nil, nil
+		p.RequestID, p.Task, p.Capabilities, p.ClientInfo, p.Meta, p.ProgressToken, p.NotifyFilter = nil, nil, nil, nil, nil, nil, nil
 	}
 	if in := rq.incoming; in != nil {
 		in.ID, in.Params, in.Meta = rq.id, nil, nil
@@ -93,6 +93,16 @@ type era interface {
 	toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error)
 	// tasks is the era's task protocol (task_era.go).
 	tasks() taskEra
+}
+
+// roundPeer is the peer of a 2026-07-28 round (mrtrPeer): besides asking,
+// it tells how many answers the round carried and how many of them the
+// handler has taken, so that a call can detach once it has them all
+// (Detachment.AfterAnswers).
+type roundPeer interface {
+	peer
+	carried() int
+	consumedCount() int
 }
 
 // eraKind names an era in the method table.

@@ -166,7 +166,7 @@ func (c *sessionCore) serveBatch(ctx context.Context, sess *session, msgs []*mes
 
 // errSessionBusy refuses a request past Options.MaxCallsPerSession.
 func errSessionBusy(max int) *Error {
-	return limitExceeded("MaxCallsPerSession", int64(max), fmt.Sprintf(
+	return limitExceeded("Options.MaxCallsPerSession", int64(max), fmt.Sprintf(
 		"the session already has %d requests in flight (Options.MaxCallsPerSession); wait for one to finish", max))
 }
 

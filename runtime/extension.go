@@ -9,18 +9,25 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // MCP grows through extensions that a server declares in
-// capabilities.extensions (and a client in its own capabilities): the
-// tasks extension, skills, MCP Apps. An extension plugs into the runtime
-// through one seam: AddExtension declares it in the capabilities of the
-// protocol versions it names (initialize in a legacy session,
-// server/discover in 2026-07-28) and adds its methods as rows of the
-// server's method table, each with its authorization rule, served in every
-// era and transport like the core's. Its resources are ordinary resources
-// (AddResource, AddResourceTemplate), and a handler learns whether its
-// client declared an extension from Call.ClientExtension.
+// capabilities.extensions (and a client in its own capabilities): tasks,
+// skills, MCP Apps, events, server cards. An extension is a package that
+// plugs into the runtime through one seam, Server.AddExtension: it is
+// declared in the capabilities of the protocol versions it names
+// (initialize in a legacy session, server/discover in 2026-07-28), its
+// methods become rows of the server's method table, each with its
+// authorization rule and served in every era and transport like the
+// core's, and its hooks (below) let it take part in what the core does:
+// tools/call, the end of a session, the client's notifications, the
+// subscriptions/listen filter, HTTP routes beside the MCP endpoint. Its
+// resources are ordinary resources (AddResource, AddResourceTemplate), and
+// a handler learns whether its client declared an extension from
+// Call.ClientExtension. The runtime does not trust extension code: a panic
+// in any of it is recovered and logged, and its methods take the same
+// slots and shares as any handler.
 
 // Extension is a protocol extension the server offers.
 type Extension struct {
@@ -35,6 +42,46 @@ type Extension struct {
 	Versions []string
 	// Methods are the JSON-RPC methods it adds.
 	Methods []Method
+
+	// Declared, when set, says whether the capabilities of version (one of
+	// Versions) declare the extension now: an extension with nothing to
+	// offer yet (tasks, until some tool may run as a task) stays out of
+	// them. It is asked for every initialize and server/discover, so it
+	// must be quick. nil declares it in every version of Versions.
+	Declared func(version string) bool
+	// LegacyCapability, when set, is a capability member of the
+	// extension's own that the initialize result of a legacy session of
+	// version carries beside capabilities.extensions (2025-11-25's tasks
+	// capability, "tasks"); ok false adds none. It is asked for every
+	// legacy version, whatever Versions says, and must not name a member
+	// the core declares (tools, prompts, resources, completions, logging,
+	// extensions).
+	LegacyCapability func(version string) (key string, value json.RawMessage, ok bool)
+	// ToolCalls, when set, has a say in every tools/call (ToolCallHook):
+	// the tasks extension runs a call as a task there.
+	ToolCalls ToolCallHook
+	// ListenFilter, when set, checks the members of a 2026-07-28
+	// subscriptions/listen request's params.notifications that the
+	// extension defines (raw is the whole object as the client sent it):
+	// an error refuses the request with it (a *Error as it is). Members no
+	// extension defines are left out of the acknowledgement.
+	ListenFilter func(req *MethodRequest, raw json.RawMessage) error
+	// SessionEnded, when set, is told that a legacy session ended (DELETE,
+	// idle expiry, ended on another replica, or the server closed without
+	// a shared session store): what the extension keeps for the session
+	// must go. It runs on the goroutine that ended the session; it must not
+	// block.
+	SessionEnded func(sessionID string)
+	// Init, when set, runs once as AddExtension adds the extension, before
+	// any request reaches it: h is what the server lends an extension (its
+	// logger, its lifetime, shares of its bounds, a description of what it
+	// serves). An error adds nothing of the extension.
+	Init func(h *Host) error
+	// State is the extension's own value (its engine, its catalog):
+	// Server.Extension returns it, so that code adding the extension a
+	// second time (a second generated package) can extend the first one's
+	// instead of failing.
+	State any
 }
 
 // Method is one JSON-RPC method an extension adds.
@@ -54,12 +101,26 @@ type Method struct {
 	// Over HTTP it runs before the request's era is known, so
 	// req.ProtocolVersion may be empty there.
 	Authorize AuthRule
+	// NameParam is the member of params, a string, that a 2026-07-28
+	// request's Mcp-Name header must repeat ("taskId" for tasks/get): the
+	// HTTP transport refuses a mismatch with -32020, as it does for
+	// tools/call's name. "" checks no Mcp-Name.
+	NameParam string
 	// Cheap says that Serve answers from what the extension holds, at
 	// once, without running application code (a read of a catalog): the
 	// request then takes no slot of Options.MaxConcurrentCalls. Any other
 	// method takes one, from its caller's share, while Serve runs, as a
 	// tool's handler does.
 	Cheap bool
+	// MultiRoundTrip lets the method's Call ask the client in 2026-07-28
+	// through input_required rounds (SEP-2322 defines them for tools/call,
+	// prompts/get and resources/read; an extension that specifies them for
+	// its method says so here): a question without its answer ends the
+	// request with input_required, and the client's retry (inputResponses,
+	// requestState) runs Serve again with the answers. Without it a
+	// 2026-07-28 Call's questions fail with ErrNoInputRounds; in legacy
+	// sessions questions are live requests either way.
+	MultiRoundTrip bool
 	// Serve answers a request. An *Error (or an error wrapping one) is
 	// that JSON-RPC error; any other error is an internal error carrying
 	// its text. A panic in Serve or Authorize is recovered and logged, and
@@ -74,7 +135,8 @@ type AuthRule func(ctx context.Context, req *MethodRequest) (target string, scop
 // server's own scopes (Auth.Scopes).
 func NoScopes(context.Context, *MethodRequest) (string, []string, error) { return "", nil, nil }
 
-// MethodRequest is one request of an extension's method.
+// MethodRequest is one request of an extension's method (or a tools/call,
+// as a ToolCallHook sees it).
 type MethodRequest struct {
 	// Method is the method's name.
 	Method string
@@ -86,9 +148,41 @@ type MethodRequest struct {
 	// Principal is who the request's access token speaks for; nil without
 	// Options.Auth and over stdio.
 	Principal *Principal
+	// SessionID is the request's legacy session ("" in 2026-07-28, which
+	// has none; a stdio connection's session is named "stdio-...").
+	SessionID string
+	// Caller is who the request is charged to in the server's shares
+	// (Share): its principal, else its legacy session, else the 2026-07-28
+	// client's address (its connection over stdio).
+	Caller string
 
-	caps ClientCapabilities
-	auth *authState
+	stateless bool
+	caps      ClientCapabilities
+	auth      *authState
+	call      func() *Call // the request's Call, made on first use; nil where there is none
+	once      sync.Once
+	made      *Call
+}
+
+// Stateless reports whether the request belongs to 2026-07-28 (no
+// session; the client's facts are in each request's _meta).
+func (r *MethodRequest) Stateless() bool { return r.stateless }
+
+// Call is the request's handle on its client, as a tool's handler has
+// one: progress (Call.Progress, when the request's _meta carries a
+// progressToken), logging (Call.Log), elicitation, sampling and roots, the
+// extension's own requests and notifications (Call.Request, Call.Notify)
+// and the change announcements. In a legacy session a question is a live
+// request on the request's own stream; in 2026-07-28 it is an
+// input_required round when the method is MultiRoundTrip, and fails with
+// ErrNoInputRounds otherwise. It is nil in Authorize, which runs before
+// the request does.
+func (r *MethodRequest) Call() *Call {
+	if r.call == nil {
+		return nil
+	}
+	r.once.Do(func() { r.made = r.call() })
+	return r.made
 }
 
 // ClientExtension returns what the client declared for extension id in
@@ -118,7 +212,22 @@ type MethodResult struct {
 	// Cache is the 2026-07-28 cache hint of the result (ttlMs,
 	// cacheScope); nil sends none.
 	Cache *CacheHint
+	// ResultType is the 2026-07-28 resultType of a result the extension
+	// defines ("task"); "" is "complete". "input_required" is the
+	// runtime's own (MultiRoundTrip). Legacy results carry none.
+	ResultType string
+	// Meta are members of the 2026-07-28 result's _meta, beside the
+	// serverInfo the runtime adds (a subscription ID, say); keys must not
+	// be reserved ones the runtime sets.
+	Meta map[string]json.RawMessage
+
+	o *outcome // an outcome the runtime made (a round of a detached call)
 }
+
+// ErrNoInputRounds: a 2026-07-28 request of an extension's method that is
+// not MultiRoundTrip asked the client something; it has no way to (no
+// session, and no input_required rounds).
+var ErrNoInputRounds = errors.New("mcpgen: this method cannot ask the client in protocol 2026-07-28 (it takes no input_required rounds)")
 
 // ClientExtension returns what the call's client declared for extension
 // id in its capabilities.extensions, and whether it declared it: a
@@ -128,25 +237,23 @@ func (c *Call) ClientExtension(id string) (json.RawMessage, bool) {
 	return c.peer.capabilities().extension(id)
 }
 
-// extension is an Extension as the runtime holds it: its methods as
-// rows, plus the hooks the runtime's own extensions use.
+// extension is an Extension as the runtime holds it: its methods as rows,
+// and the public value it came from, whose hooks the runtime calls.
 type extension struct {
-	id       string
+	Extension
 	settings json.RawMessage
-	versions []string
 	rows     []methodRow
-	// declared, when set, says whether the extension is declared now (the
-	// tasks extension is, once a tool may run as a task).
-	declared func() bool
-	// legacyMember, when set, is a capability member of its own that the
-	// extension adds in a legacy session of version (2025-11-25's tasks).
-	legacyMember func(version string) (key string, value json.RawMessage, ok bool)
 }
 
 // ErrExtensionAdded: AddExtension was given an extension the server
 // already has. Code that several packages may run (each generated package
-// enabling an extension its pages use) can take it as success.
+// enabling an extension its pages use) can take it as success, or find the
+// extension already added with Server.Extension and extend it.
 var ErrExtensionAdded = errors.New("mcpgen: the extension is already added")
+
+// coreCapabilities are the capability members the core declares, which an
+// extension's LegacyCapability must not take.
+var coreCapabilities = []string{"tools", "prompts", "resources", "completions", "logging", "extensions", "experimental"}
 
 func (e Extension) compile() (*extension, error) {
 	prefix, name, ok := strings.Cut(e.ID, "/")
@@ -166,26 +273,35 @@ func (e Extension) compile() (*extension, error) {
 			return nil, fmt.Errorf("extension %q: unknown protocol version %q", e.ID, v)
 		}
 	}
-	x := &extension{id: e.ID, settings: settings, versions: slices.Clone(e.Versions)}
+	e.Versions = slices.Clone(e.Versions)
+	e.Methods = slices.Clone(e.Methods)
+	x := &extension{Extension: e, settings: settings}
+	seen := map[string]bool{}
 	for _, m := range e.Methods {
 		switch {
 		case m.Name == "":
 			return nil, fmt.Errorf("extension %q: a method without a name", e.ID)
+		case seen[m.Name]:
+			return nil, fmt.Errorf("extension %q: method %q is listed twice", e.ID, m.Name)
 		case m.Authorize == nil:
 			return nil, fmt.Errorf("extension %q: method %q has no Authorize rule (NoScopes if it needs no scope)", e.ID, m.Name)
 		case m.Serve == nil:
 			return nil, fmt.Errorf("extension %q: method %q has no Serve function", e.ID, m.Name)
 		}
+		seen[m.Name] = true
 		versions := m.Versions
 		if versions == nil {
-			versions = x.versions
+			versions = e.Versions
 		}
 		for _, v := range versions {
-			if x.versions != nil && !slices.Contains(x.versions, v) {
+			switch {
+			case !slices.Contains(supportedVersions, v):
+				return nil, fmt.Errorf("extension %q: method %q names unknown protocol version %q", e.ID, m.Name, v)
+			case e.Versions != nil && !slices.Contains(e.Versions, v):
 				return nil, fmt.Errorf("extension %q: method %q names protocol version %q, which the extension does not", e.ID, m.Name, v)
 			}
 		}
-		x.rows = append(x.rows, m.row(versions))
+		x.rows = append(x.rows, m.row(e.ID, versions))
 	}
 	return x, nil
 }
@@ -195,12 +311,15 @@ func (e Extension) compile() (*extension, error) {
 // panic in its rule or its Serve is recovered (the request is answered
 // -32603 and the server serves on), and unless it declares itself cheap
 // it takes a slot of MaxConcurrentCalls like any handler.
-func (m Method) row(versions []string) methodRow {
-	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions), handler: !m.Cheap}
+func (m Method) row(ext string, versions []string) methodRow {
+	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions), handler: !m.Cheap, nameMember: m.NameParam}
+	if m.MultiRoundTrip {
+		r.params = roundParams
+	}
 	r.auth = func(d *dispatcher, ctx context.Context, msg *message) (target string, scopes []string, e *Error) {
 		defer func() {
 			if v := recover(); v != nil {
-				d.extensionPanicked(ctx, m.Name, "Authorize", v)
+				d.extensionPanicked(ctx, ext, m.Name+" Authorize", v)
 				target, scopes, e = "", nil, errExtensionPanic
 			}
 		}()
@@ -213,38 +332,82 @@ func (m Method) row(versions []string) methodRow {
 	r.serve = func(d *dispatcher, ctx context.Context, rq *request) (o outcome) {
 		defer func() {
 			if v := recover(); v != nil {
-				d.extensionPanicked(ctx, m.Name, "Serve", v)
+				d.extensionPanicked(ctx, ext, m.Name, v)
 				o = failure(errExtensionPanic)
 			}
 		}()
-		res, err := m.Serve(ctx, d.methodRequest(ctx, rq.msg, rq.era))
-		switch {
-		case err != nil:
-			return failure(asError(err))
-		case res == nil || res.Result == nil:
-			return failure(NewError(CodeInternalError, "%s: the method returned no result", m.Name))
-		}
-		o = outcome{result: res.Result}
-		if res.Cache != nil {
-			c, herr := res.Cache.hint()
-			if herr != nil {
-				return failure(NewError(CodeInternalError, "%s: %v", m.Name, herr))
+		req := d.methodRequest(ctx, rq.msg, rq.era)
+		var round *methodRound
+		if m.MultiRoundTrip {
+			// Opened before Serve: a retry whose requestState does not
+			// open (tampered, expired, another request's) is -32602.
+			r, e := d.openMethodRound(ctx, rq, m)
+			if e != nil {
+				return failure(e)
 			}
-			o.cache = c
+			round = r
+			req.call = func() *Call { return r.call }
+		} else {
+			req.call = func() *Call {
+				r, e := d.openMethodRound(ctx, rq, m)
+				if e != nil {
+					return nil // a first round's peer does not fail to open
+				}
+				round = r
+				return r.call
+			}
 		}
-		return o
+		res, err := m.Serve(ctx, req)
+		if round != nil {
+			if o, ended := round.close(rq, err); ended {
+				return o
+			}
+		}
+		if err != nil {
+			return failure(asError(err))
+		}
+		return d.methodOutcome(m.Name, res)
 	}
 	return r
+}
+
+// methodOutcome frames what an extension's method returned.
+func (d *dispatcher) methodOutcome(method string, res *MethodResult) outcome {
+	switch {
+	case res == nil || res.Result == nil && res.o == nil:
+		return failure(NewError(CodeInternalError, "%s: the method returned no result", method))
+	case res.o != nil:
+		return *res.o
+	case res.ResultType == "input_required":
+		return failure(NewError(CodeInternalError, "%s: resultType input_required is the runtime's own (Method.MultiRoundTrip)", method))
+	}
+	o := outcome{result: res.Result, meta: res.Meta}
+	if res.ResultType != "complete" {
+		o.resultType = res.ResultType
+	}
+	for k := range res.Meta {
+		if k == metaServerInfo {
+			return failure(NewError(CodeInternalError, "%s: _meta[%q] is set by the runtime", method, k))
+		}
+	}
+	if res.Cache != nil {
+		c, herr := res.Cache.hint()
+		if herr != nil {
+			return failure(NewError(CodeInternalError, "%s: %v", method, herr))
+		}
+		o.cache = c
+	}
+	return o
 }
 
 // errExtensionPanic answers a request whose extension code panicked; the
 // panic and its stack go to the log, not to the client.
 var errExtensionPanic = &Error{Code: CodeInternalError, Message: "internal error: the extension's method panicked"}
 
-// extensionPanicked logs a recovered panic of an extension method's part
-// (its Authorize or its Serve).
-func (d *dispatcher) extensionPanicked(ctx context.Context, method, part string, v any) {
-	d.logger.LogAttrs(ctx, slog.LevelError, "extension method panicked", slog.String("method", method), slog.String("in", part),
+// extensionPanicked logs a recovered panic of extension code: what names
+// the method or hook that panicked.
+func (d *dispatcher) extensionPanicked(ctx context.Context, ext, what string, v any) {
+	d.logger.LogAttrs(ctx, slog.LevelError, "extension panicked", slog.String("extension", ext), slog.String("in", what),
 		slog.String("subject", subjectOf(PrincipalFromContext(ctx))), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 }
 
@@ -285,13 +448,16 @@ func (d *dispatcher) methodRequest(ctx context.Context, msg *message, x era) *Me
 	r := &MethodRequest{Method: msg.Method, Params: params, Principal: PrincipalFromContext(ctx), auth: d.auth}
 	if x != nil {
 		r.ProtocolVersion, r.caps = x.version(), x.clientCapabilities()
+		r.SessionID, r.Caller, r.stateless = x.sessionID(), callerOf(ctx, x), x.kind() == modernEra
 	}
 	return r
 }
 
 // addExtension adds x's rows to the method table (a new table, so that
-// requests read it without a lock) and x to the declared extensions.
-func (d *dispatcher) addExtension(x *extension) error {
+// requests read it without a lock) and x to the declared extensions, once
+// init (the extension's Init) succeeded; nothing is added when anything
+// fails.
+func (d *dispatcher) addExtension(x *extension, init func() error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var have []*extension
@@ -299,8 +465,8 @@ func (d *dispatcher) addExtension(x *extension) error {
 		have = *p
 	}
 	for _, have := range have {
-		if have.id == x.id {
-			return fmt.Errorf("extension %q: %w", x.id, ErrExtensionAdded)
+		if have.ID == x.ID {
+			return fmt.Errorf("extension %q: %w", x.ID, ErrExtensionAdded)
 		}
 	}
 	old := *d.methods.Load()
@@ -311,9 +477,14 @@ func (d *dispatcher) addExtension(x *extension) error {
 	for i := range x.rows {
 		r := &x.rows[i]
 		if next[r.name] != nil {
-			return fmt.Errorf("extension %q: method %q is already served", x.id, r.name)
+			return fmt.Errorf("extension %q: method %q is already served", x.ID, r.name)
 		}
 		next[r.name] = r
+	}
+	if init != nil {
+		if err := init(); err != nil {
+			return fmt.Errorf("extension %q: %w", x.ID, err)
+		}
 	}
 	d.methods.Store(&next)
 	exts := append(slices.Clone(have), x)
@@ -321,7 +492,49 @@ func (d *dispatcher) addExtension(x *extension) error {
 	return nil
 }
 
+// extensionsNow are the extensions added so far, in the order they were.
+func (d *dispatcher) extensionsNow() []*extension {
+	if p := d.extensions.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // declares reports whether x is declared in the capabilities of version.
-func (x *extension) declares(version string) bool {
-	return (x.versions == nil || slices.Contains(x.versions, version)) && (x.declared == nil || x.declared())
+func (d *dispatcher) declares(x *extension, version string) (ok bool) {
+	if x.Versions != nil && !slices.Contains(x.Versions, version) {
+		return false
+	}
+	if x.Declared == nil {
+		return true
+	}
+	defer d.recoverHook(x, "Declared", func() { ok = false })
+	return x.Declared(version)
+}
+
+// legacyCapability is x's capability member of its own in a legacy
+// session of version, if any.
+func (d *dispatcher) legacyCapability(x *extension, version string) (key string, value json.RawMessage, ok bool) {
+	if x.LegacyCapability == nil || !isLegacyVersion(version) {
+		return "", nil, false
+	}
+	defer d.recoverHook(x, "LegacyCapability", func() { ok = false })
+	key, value, ok = x.LegacyCapability(version)
+	if ok && (slices.Contains(coreCapabilities, key) || !isObjectJSON(value)) {
+		d.logger.Error("an extension's legacy capability is refused: the key is the core's, or the value is no JSON object",
+			slog.String("extension", x.ID), slog.String("key", key))
+		return "", nil, false
+	}
+	return key, value, ok
+}
+
+// recoverHook, deferred in a call of one of x's hooks, logs the hook's
+// panic and runs failed instead of letting it go on.
+func (d *dispatcher) recoverHook(x *extension, hook string, failed func()) {
+	if v := recover(); v != nil {
+		d.extensionPanicked(context.Background(), x.ID, hook, v)
+		if failed != nil {
+			failed()
+		}
+	}
 }

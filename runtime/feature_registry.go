@@ -26,6 +26,17 @@ type featureRegistry struct {
 	tasks     bool                           // some tool may run as a task
 	cached    map[pageKey][][]byte           // encoded pages of the fixed lists, built lazily
 	listCache map[listKind]*cacheHint        // cache hints set with SetListCache
+
+	// changed, when set, is told of every feature added (Host.OnChange),
+	// after the registry's lock is released.
+	changed func()
+}
+
+// added tells changed that a feature was added.
+func (f *featureRegistry) added() {
+	if f.changed != nil {
+		f.changed()
+	}
 }
 
 // featureSet is one kind of feature, in registration order and by key.
@@ -53,48 +64,56 @@ func newFeatureRegistry(pageSize int) *featureRegistry {
 
 func (f *featureRegistry) addTool(t *registeredTool) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if !f.tools.add(t.Name, t) {
+		f.mu.Unlock()
 		return fmt.Errorf("tool %q is already registered", t.Name)
 	}
 	f.tasks = f.tasks || t.tasks != taskForbidden
 	f.forgetLocked(listTools)
+	f.mu.Unlock()
+	f.added()
 	return nil
 }
 
 func (f *featureRegistry) addPrompt(p *registeredPrompt) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if !f.prompts.add(p.Name, p) {
+		f.mu.Unlock()
 		return fmt.Errorf("prompt %q is already registered", p.Name)
 	}
 	f.completes = f.completes || len(p.Complete) > 0
 	f.forgetLocked(listPrompts)
+	f.mu.Unlock()
+	f.added()
 	return nil
 }
 
 func (f *featureRegistry) addResource(r *registeredResource) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	key := resourceuri.Normalize(r.URI)
 	if have := f.resources.byKey[key]; have != nil {
+		f.mu.Unlock()
 		if have.URI != r.URI {
 			return fmt.Errorf("resource %q is already registered, as %q (the same URI, spelled differently)", r.URI, have.URI)
 		}
 		return fmt.Errorf("resource %q is already registered", r.URI)
 	}
 	f.resources.add(key, r)
+	f.mu.Unlock()
+	f.added()
 	return nil
 }
 
 func (f *featureRegistry) addTemplate(t *registeredTemplate) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if !f.templates.add(t.URITemplate, t) {
+		f.mu.Unlock()
 		return fmt.Errorf("resource template %q is already registered", t.URITemplate)
 	}
 	f.completes = f.completes || len(t.Complete) > 0
 	f.forgetLocked(listTemplates)
+	f.mu.Unlock()
+	f.added()
 	return nil
 }
 

@@ -51,11 +51,7 @@ func (t *httpTransport) serveModernHTTP(w http.ResponseWriter, r *http.Request, 
 		refuse(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer"))
 		return
 	}
-	var nameParam paramSet
-	if m := t.d.row(msg.Method); m != nil {
-		nameParam = m.nameParam
-	}
-	sh, e := readStandardHeaders(r.Header, msg, nameParam)
+	sh, e := readStandardHeaders(r.Header, msg, t.d.row(msg.Method))
 	if e != nil {
 		refuse(msg.ID, e)
 		return
@@ -106,10 +102,10 @@ type standardHeaders struct {
 }
 
 // readStandardHeaders checks that the standard headers are present and well
-// encoded (the first check of a 2026-07-28 POST, before _meta); nameParam is
-// the member of params Mcp-Name repeats (the method row's). Its error is
-// -32020 HeaderMismatch.
-func readStandardHeaders(h http.Header, msg *message, nameParam paramSet) (*standardHeaders, *Error) {
+// encoded (the first check of a 2026-07-28 POST, before _meta); row is
+// the method's (nil for an unknown one), which names the member of params
+// Mcp-Name repeats. Its error is -32020 HeaderMismatch.
+func readStandardHeaders(h http.Header, msg *message, row *methodRow) (*standardHeaders, *Error) {
 	sh := &standardHeaders{}
 	var ok bool
 	if sh.version, ok = modernHeader(h, headerProtocolVersion); !ok {
@@ -118,7 +114,7 @@ func readStandardHeaders(h http.Header, msg *message, nameParam paramSet) (*stan
 	if sh.method, ok = modernHeader(h, headerMethod); !ok {
 		return nil, headerMismatch(headerMethod, "the %s header is required", headerMethod)
 	}
-	sh.bodyName, sh.bodyNamePresent = msg.params().member(nameParam)
+	sh.bodyName, sh.bodyNamePresent = bodyName(msg, row)
 	if raw, ok := modernHeader(h, headerName); ok {
 		v, err := decodeHeaderValue(raw)
 		if err != nil {
@@ -130,6 +126,19 @@ func readStandardHeaders(h http.Header, msg *message, nameParam paramSet) (*stan
 		return nil, headerMismatch(headerName, "the %s header is required for %s", headerName, msg.Method)
 	}
 	return sh, nil
+}
+
+// bodyName is the value in the body that Mcp-Name must repeat, and whether
+// the request has one: the member its row names, decoded (a core method's)
+// or read from the raw params (an extension's Method.NameParam).
+func bodyName(msg *message, row *methodRow) (string, bool) {
+	switch {
+	case row == nil:
+		return "", false
+	case row.nameMember != "":
+		return rawStringMember(msg.Params, row.nameMember)
+	}
+	return msg.params().member(row.nameParam)
 }
 
 // match checks the headers against the body once _meta is known to be well

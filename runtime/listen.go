@@ -127,6 +127,9 @@ func (d *dispatcher) listen(ctx context.Context, rq *request) outcome {
 			return failure(e) // task notifications need the tasks extension (-32021)
 		}
 	}
+	if e := d.checkListenFilter(ctx, rq, rq.params.NotifyFilter); e != nil {
+		return failure(e) // a member an extension defines, which it refuses
+	}
 	if !rq.out.canStream() {
 		return outcome{err: NewError(CodeInvalidRequest, "subscriptions/listen answers with an event stream; accept text/event-stream"),
 			status: http.StatusNotAcceptable}

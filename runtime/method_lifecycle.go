@@ -82,10 +82,7 @@ func (d *dispatcher) setLogLevel(ctx context.Context, rq *request) outcome {
 // its own, that member: 2025-11-25's tasks).
 func (d *dispatcher) capabilities(version string) json.RawMessage {
 	tools, prompts, resources, completions, _ := d.features.offers()
-	var exts []*extension
-	if p := d.extensions.Load(); p != nil {
-		exts = *p
-	}
+	exts := d.extensionsNow()
 	b := []byte{'{'}
 	add := func(key string, value []byte) {
 		if len(b) > 1 {
@@ -110,18 +107,16 @@ func (d *dispatcher) capabilities(version string) json.RawMessage {
 	add("logging", []byte(`{}`))
 	var declared []byte
 	for _, x := range exts {
-		if x.legacyMember != nil && isLegacyVersion(version) {
-			if key, v, ok := x.legacyMember(version); ok {
-				add(key, v)
-			}
+		if key, v, ok := d.legacyCapability(x, version); ok {
+			add(key, v)
 		}
-		if !x.declares(version) {
+		if !d.declares(x, version) {
 			continue
 		}
 		if len(declared) > 0 {
 			declared = append(declared, ',')
 		}
-		declared = strconv.AppendQuote(declared, x.id)
+		declared = strconv.AppendQuote(declared, x.ID)
 		declared = append(declared, ':')
 		declared = append(declared, x.settings...)
 	}

@@ -154,7 +154,7 @@ func (d *dispatcher) subscriptionBound(method string, uris []string) *Error {
 		n += len(u)
 	}
 	if max := d.maxSubscriptionBytes; n > max {
-		e := limitExceeded("MaxSubscriptionBytes", int64(max), fmt.Sprintf(
+		e := limitExceeded("Options.MaxSubscriptionBytes", int64(max), fmt.Sprintf(
 			"%s: the subscribed resource URIs would take %d bytes, more than Options.MaxSubscriptionBytes (%d)", method, n, max))
 		e.Code = CodeInvalidParams
 		return e

@@ -26,8 +26,10 @@ type methodRow struct {
 	// (request_params.go decodes those and _meta, nothing else).
 	params paramSet
 	// nameParam is the member Mcp-Name carries in 2026-07-28 (pName, pURI
-	// or pTaskID), or 0 for none.
-	nameParam paramSet
+	// or pTaskID), or 0 for none; nameMember names it instead for an
+	// extension's method, whose params are not decoded (Method.NameParam).
+	nameParam  paramSet
+	nameMember string
 	// auth is how a request is authorized: the target it names and the
 	// scopes that target requires (method_scopes.go), or noScopes. Every row
 	// must decide (method_table_test.go walks the table).
@@ -102,8 +104,11 @@ type dispatcher struct {
 	logger               *slog.Logger
 	instructions         string // Options.Instructions
 	maxSubscriptionBytes int    // Options.MaxSubscriptionBytes
-	serverInfo           json.RawMessage
+	info                 serverIdentity
+	serverInfo           json.RawMessage // info, encoded
 	versions             offeredVersions
+	base                 context.Context // the server's: ends when it closes
+	closing              *atomic.Bool    // the server is shutting down
 
 	features  *featureRegistry
 	tasks     *taskEngine
@@ -119,6 +124,8 @@ type dispatcher struct {
 	methods    atomic.Pointer[methodTable] // replaced, never changed, when an extension is added
 	mu         sync.Mutex                  // serializes addExtension
 	extensions atomic.Pointer[[]*extension]
+	changes    changeListeners // Host.OnChange
+	detached   sync.WaitGroup  // detached calls and Host.Go goroutines, which Close waits for
 }
 
 // methodTable is a Server's rows by name: the core methods and those of

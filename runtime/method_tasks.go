@@ -254,14 +254,15 @@ var taskMethods = []methodRow{
 func taskExtension(f *featureRegistry) *extension {
 	offered := func() bool { _, _, _, _, tasks := f.offers(); return tasks }
 	return &extension{
-		id: extTasks, settings: json.RawMessage("{}"), versions: modernVersions,
+		Extension: Extension{ID: extTasks, Versions: modernVersions,
+			Declared: func(string) bool { return offered() },
+			LegacyCapability: func(version string) (string, json.RawMessage, bool) {
+				if version != Version20251125 || !offered() {
+					return "", nil, false
+				}
+				return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true
+			}},
+		settings: json.RawMessage("{}"),
 		rows:     taskMethods,
-		declared: offered,
-		legacyMember: func(version string) (string, json.RawMessage, bool) {
-			if version != Version20251125 || !offered() {
-				return "", nil, false
-			}
-			return "tasks", json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`), true
-		},
 	}
 }

@@ -43,6 +43,9 @@ func (d *dispatcher) callTool(ctx context.Context, rq *request) outcome {
 	if o, done := d.tasks.call(ctx, rq, t, args, peer, state); done {
 		return o
 	}
+	if o, done := d.admitToolCall(ctx, rq, t, args, peer, state); done {
+		return o
+	}
 	call := newCall(d.announce, peer, state)
 	call.intercept(d.icpt, ctx)
 	call.principal = PrincipalFromContext(ctx)

@@ -124,6 +124,21 @@ func (p *mrtrPeer) consumed() map[string]reqstate.Answer {
 	return p.used
 }
 
+// carried is how many answers the round brought (with those of earlier
+// rounds).
+func (p *mrtrPeer) carried() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.answers)
+}
+
+// consumedCount is how many of them the handler has taken.
+func (p *mrtrPeer) consumedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.used)
+}
+
 func (p *mrtrPeer) malformed() *Error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

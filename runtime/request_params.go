@@ -22,6 +22,7 @@ type requestParams struct {
 	Arguments      json.RawMessage     // tools/call, prompts/get
 	InputResponses json.RawMessage     // 2026-07-28 retries
 	Notifications  *subscriptionFilter // subscriptions/listen
+	NotifyFilter   json.RawMessage     // subscriptions/listen: notifications as sent, for extensions' members
 	Ref            json.RawMessage     // completion/complete
 	Argument       json.RawMessage     // completion/complete
 	Context        json.RawMessage     // completion/complete
@@ -147,7 +148,7 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 		case "notifications":
 			var f subscriptionFilter
 			if v[0] == '{' && json.Unmarshal(v, &f) == nil {
-				p.Notifications = &f
+				p.Notifications, p.NotifyFilter = &f, v
 			} else {
 				p.fail(key, "an object of booleans and a resourceSubscriptions array of strings")
 			}

@@ -84,6 +84,7 @@ func (s *Server) Close() error {
 	s.sessions.closeAll()
 	s.baseCancel()
 	s.tasks.close()
+	s.d.waitDetached(s.opts.ShutdownTimeout)
 	return nil
 }
 

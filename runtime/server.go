@@ -73,9 +73,10 @@ func NewServer(opts Options) *Server {
 	}
 	listeners := newListenHub()
 	d := &dispatcher{logger: logger, instructions: opts.Instructions, maxSubscriptionBytes: opts.MaxSubscriptionBytes,
+		info: serverIdentity{opts.Name, opts.Title, opts.Version}, base: base, closing: &s.closing,
 		versions: versions, features: s.features, listeners: listeners, auth: auth,
-		callSlots: newCallerShare("MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare),
-		streams:   newCallerShare("MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)}
+		callSlots: newCallerShare("Options.MaxConcurrentCalls", "calls running", int64(max(opts.MaxConcurrentCalls, 0)), opts.CallerShare),
+		streams:   newCallerShare("Options.MaxGETStreams", "streams open", int64(max(opts.MaxGETStreams, 0)), opts.CallerShare)}
 	d.serverInfo, _ = json.Marshal(struct {
 		Name    string `json:"name"`
 		Title   string `json:"title,omitempty"`
@@ -86,7 +87,9 @@ func NewServer(opts Options) *Server {
 
 	s.sessions = newSessionTable(opts, logger, base, &s.closing)
 	s.sessions.icpt = d.icpt
-	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions}
+	s.sessions.ended = d.sessionEnded
+	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions, changed: d.changed}
+	s.features.changed = d.changed
 	d.announce = s.changes
 	s.tasks = newTaskEngine(opts, taskParts{logger: logger, base: base, closing: &s.closing, sessions: s.sessions.store,
 		callSlots: d.callSlots, icpt: d.icpt, announce: s.changes})
@@ -101,7 +104,7 @@ func NewServer(opts Options) *Server {
 
 	core := index(coreMethods)
 	d.methods.Store(&core)
-	if err := d.addExtension(taskExtension(s.features)); err != nil {
+	if err := d.addExtension(taskExtension(s.features), nil); err != nil {
 		panic(err) // the runtime's own rows do not collide
 	}
 	if opts.Bus != nil {
@@ -182,16 +185,47 @@ func (s *Server) AddResourceTemplate(rt ResourceTemplate) error {
 	return s.features.addTemplate(t)
 }
 
-// AddExtension declares an extension and adds its methods. It is an error
-// to add an extension twice (ErrExtensionAdded), a method the server
-// already has, or a method without Authorize or Serve.
+// AddExtension declares an extension, adds its methods and hooks, and runs
+// its Init. It is an error to add an extension twice (ErrExtensionAdded:
+// Extension finds the one added), a method the server already has, or a
+// method without Authorize or Serve; on any error nothing of the extension
+// is added.
 func (s *Server) AddExtension(e Extension) error {
 	x, err := e.compile()
 	if err != nil {
 		return err
 	}
-	return s.d.addExtension(x)
+	var init func() error
+	if x.Init != nil {
+		h := &Host{d: s.d, id: x.ID, logger: s.d.logger.With(slog.String("extension", x.ID)), sessions: s.sessions.store,
+			opts: hostOptions{replicaID: s.opts.ReplicaID, pageSize: s.opts.PageSize, requestTimeout: s.opts.RequestTimeout, callerShare: s.opts.CallerShare}}
+		init = func() (err error) {
+			defer s.d.recoverHook(x, "Init", func() { err = errors.New("Init panicked") })
+			return x.Init(h)
+		}
+	}
+	if err := s.d.addExtension(x, init); err != nil {
+		return err
+	}
+	s.d.changed()
+	return nil
 }
+
+// Extension returns the extension added with identifier id, as it was
+// given to AddExtension (its State included), and whether there is one.
+func (s *Server) Extension(id string) (Extension, bool) {
+	for _, x := range s.d.extensionsNow() {
+		if x.ID == id {
+			return x.Extension, true
+		}
+	}
+	return Extension{}, false
+}
+
+// Describe returns what the server serves now: its identity, the
+// capabilities each offered version declares, and the definitions of its
+// tools, prompts, resources and templates, as clients see them.
+func (s *Server) Describe() *Description { return s.d.describe() }
 
 // CompleteURLElicitation tells the client that initiated a 2025-11-25
 // URL-mode elicitation that its out-of-band step finished

@@ -25,6 +25,7 @@ func (t *sessionTable) onSignal(sessionID, kind string, data []byte) {
 	if sess == nil {
 		if kind == SignalEnd {
 			t.tasks.endSession(sessionID) // a task outlives the local copy of its session
+			t.ended(sessionID)
 		}
 		return
 	}
@@ -43,6 +44,7 @@ func (t *sessionTable) onSignal(sessionID, kind string, data []byte) {
 func (t *sessionTable) endedElsewhere(sess *session) {
 	t.dropLocal(sess)
 	t.tasks.endSession(sess.id)
+	t.ended(sess.id)
 }
 
 // signalCancel carries a notifications/cancelled for a request this

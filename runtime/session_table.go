@@ -27,6 +27,8 @@ type sessionTable struct {
 	events  EventStore
 	icpt    *interceptors // session and stream events; nil when none
 	tasks   *taskEngine   // a session's end ends its tasks
+	// ended tells the extensions that a session ended (Extension.SessionEnded).
+	ended   func(id string)
 	base    context.Context
 	closing *atomic.Bool // the server is shutting down: no janitor starts
 
@@ -283,6 +285,7 @@ func (t *sessionTable) endSession(ctx context.Context, sess *session) {
 	t.mu.Unlock()
 	sess.close()
 	t.tasks.endSession(sess.id)
+	t.ended(sess.id)
 	_ = t.events.DeleteSession(ctx, sess.id)
 	t.pending.DeleteSession(ctx, sess.id)
 }

@@ -107,8 +107,8 @@ func newTaskEngine(o Options, p taskParts) *taskEngine {
 		opts: taskOptions{TaskTTL: o.TaskTTL, TaskPollInterval: o.TaskPollInterval, TaskLease: o.TaskLease,
 			RequestTimeout: o.RequestTimeout, ShutdownTimeout: o.ShutdownTimeout, InputBeforeTask: o.InputBeforeTask},
 		logger: p.logger, base: p.base, closing: p.closing, sessions: p.sessions, callSlots: p.callSlots, icpt: p.icpt, announce: p.announce,
-		held:  newCallerShare("MaxTasks", "tasks", int64(o.MaxTasks), o.CallerShare),
-		bytes: newCallerShare("MaxTaskBytes", "bytes of task results", o.MaxTaskBytes, o.CallerShare),
+		held:  newCallerShare("Options.MaxTasks", "tasks", int64(o.MaxTasks), o.CallerShare),
+		bytes: newCallerShare("Options.MaxTaskBytes", "bytes of task results", o.MaxTaskBytes, o.CallerShare),
 		live:  map[string]*liveTask{}, kept: map[string]*keptTask{}, delivering: map[string]bool{}}
 	if e.store == nil {
 		e.store = &MemoryTaskStore{Limit: o.MaxTasks}
