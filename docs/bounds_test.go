@@ -22,24 +22,30 @@ import (
 
 const boundsPage = "docs/bounds.md"
 
-// TestBoundsPageAgreesWithOptions: every row of the runtime.Options table in
-// docs/bounds.md names fields runtime.Options has, with the defaults their
-// doc comments state (and says so when a negative value disables one), and
-// every field whose doc states a default has a row.
+// TestBoundsPageAgreesWithOptions: every row of each Options table in
+// docs/bounds.md (runtime.Options, and the Options of the extensions that
+// keep bounds of their own) names fields that Options has, with the
+// defaults their doc comments state (and says so when a negative value
+// disables one), and every field whose doc states a default has a row.
 func TestBoundsPageAgreesWithOptions(t *testing.T) {
-	fields, err := optionDefaults(repoPath("runtime"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := boundsRows(repoPath(boundsPage))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) == 0 {
-		t.Fatalf("%s has no table under its heading \"`runtime.Options`\" with the columns | option | default | why |", boundsPage)
-	}
-	for _, p := range checkBounds(fields, rows) {
-		t.Error(p)
+	for _, table := range []struct{ dir, heading string }{
+		{"runtime", "runtime.Options"},
+		{"ext/tasks", "tasks.Options"},
+	} {
+		fields, err := optionDefaults(repoPath(table.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := boundsRows(repoPath(boundsPage), table.heading)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 {
+			t.Fatalf("%s has no table under its heading \"`%s`\" with the columns | option | default | why |", boundsPage, table.heading)
+		}
+		for _, p := range checkBounds(fields, rows) {
+			t.Errorf("%s: %s", table.heading, p)
+		}
 	}
 }
 
@@ -168,7 +174,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 			continue
 		}
 		pos := fset.Position(g.doc.Pos())
-		at := fmt.Sprintf("runtime/%s:%d", filepath.Base(pos.Filename), pos.Line)
+		at := fmt.Sprintf("%s/%s:%d", filepath.Base(dir), filepath.Base(pos.Filename), pos.Line)
 		text := strings.Join(strings.Fields(g.doc.Text()), " ")
 		for _, loc := range defaultPhraseRE.FindAllStringIndex(text, -1) {
 			clause := clauseAt(text, loc[1])
@@ -249,8 +255,8 @@ func mentionedBefore(text string, fields []string, n int) []string {
 	return owners
 }
 
-// boundsRows reads the table under the "`runtime.Options`" heading.
-func boundsRows(page string) ([]boundsRow, error) {
+// boundsRows reads the table under the heading that names "`heading`".
+func boundsRows(page, heading string) ([]boundsRow, error) {
 	data, err := os.ReadFile(page)
 	if err != nil {
 		return nil, err
@@ -260,7 +266,7 @@ func boundsRows(page string) ([]boundsRow, error) {
 	in := false
 	for i, line := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(line, "#") {
-			in = strings.Contains(line, "`runtime.Options`")
+			in = strings.Contains(line, "`"+heading+"`")
 			continue
 		}
 		if !in || !strings.HasPrefix(line, "|") {

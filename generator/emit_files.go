@@ -219,6 +219,7 @@ func (g *gen) emitHandler() *jen.File {
 		g.registerFeatures(),
 		g.registerSkills(),
 		g.registerApps(),
+		g.registerTasks(),
 		jen.Return(jen.Nil()),
 	)
 

@@ -231,6 +231,7 @@ func (g *gen) newFile() *jen.File {
 	f.HeaderComment(Header)
 	f.ImportName(runtimePkg, "runtime")
 	f.ImportName(skillsPkg, "skills")
+	f.ImportName(tasksPkg, "tasks")
 	return f
 }
 

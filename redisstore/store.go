@@ -177,10 +177,13 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 // live in Redis, answers reach the replica that asked (outbound request IDs
 // carry this process's replica ID), fallback messages reach a GET stream on
 // any replica through the session bus, and spent single-use requestStates
-// are recorded for every replica. This is the one line a deployment adds:
+// are recorded for every replica. This is the one line a deployment adds
+// (and a second for tasks, which are an extension with options of their
+// own):
 //
 //	st.Configure(&opts)
 //	srv := runtime.NewServer(opts)
+//	tasks.Add(srv, tasks.Options{Store: st.Tasks()})
 func (s *Store) Configure(o *runtime.Options) {
 	o.Sessions = s.Sessions()
 	o.Pending = s.Pending()
@@ -190,9 +193,6 @@ func (s *Store) Configure(o *runtime.Options) {
 		o.StateLedger = s.StateLedger()
 	}
 	o.ReplicaID = s.id
-	if o.TaskStore == nil {
-		o.TaskStore = s.Tasks()
-	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = s.opts.SessionIdle
 	}

@@ -9,11 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpgen/mcpgen/runtime"
+	"github.com/mcpgen/mcpgen/ext/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
-// TaskStore is the runtime's TaskStore on Redis: a task created on one
+// TaskStore is a tasks.Store (package github.com/mcpgen/mcpgen/ext/tasks)
+// on Redis: a task created on one
 // replica is polled, answered, cancelled and read through any other. Each
 // task is one JSON value under prefix "t:{id}" that Redis expires at the
 // task's ExpiresAt (an expired task is gone everywhere); updates are
@@ -42,8 +43,11 @@ const maxTaskRetries = 32
 // signal's session field carries the task ID.
 const taskSignal = "mcpgen.task"
 
-// Tasks returns the store's TaskStore; Configure sets it as
-// runtime.Options.TaskStore. Close it with the Store (or on its own).
+// Tasks returns the store's TaskStore, for tasks.Options.Store:
+//
+//	tasks.Add(srv, tasks.Options{Store: st.Tasks()})
+//
+// Close it with the Store (or on its own).
 func (s *Store) Tasks() *TaskStore {
 	ts := &TaskStore{s: s, waiters: map[string]map[chan struct{}]struct{}{}}
 	ts.stop = s.OnSignal(func(id, kind string, _ []byte) {
@@ -63,7 +67,7 @@ func (ts *TaskStore) ownerKey(owner string) string {
 }
 
 // CreateTask stores t; it fails if the ID exists.
-func (ts *TaskStore) CreateTask(ctx context.Context, t *runtime.TaskRecord) error {
+func (ts *TaskStore) CreateTask(ctx context.Context, t *tasks.Record) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", t.ID, err)
@@ -91,25 +95,25 @@ func (ts *TaskStore) CreateTask(ctx context.Context, t *runtime.TaskRecord) erro
 	return nil
 }
 
-func decodeTask(id string, raw []byte) (*runtime.TaskRecord, error) {
-	var t runtime.TaskRecord
+func decodeTask(id string, raw []byte) (*tasks.Record, error) {
+	var t tasks.Record
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, fmt.Errorf("redisstore: task %s: %w", id, err)
 	}
 	if time.Now().After(t.ExpiresAt) {
-		return nil, runtime.ErrTaskNotFound
+		return nil, tasks.ErrNotFound
 	}
 	return &t, nil
 }
 
 // GetTask reads the task.
-func (ts *TaskStore) GetTask(ctx context.Context, id string) (*runtime.TaskRecord, error) {
+func (ts *TaskStore) GetTask(ctx context.Context, id string) (*tasks.Record, error) {
 	ctx, cancel := ts.s.op(ctx)
 	defer cancel()
 	raw, err := ts.s.rdb.Get(ctx, ts.key(id)).Bytes()
 	switch {
 	case errors.Is(err, redis.Nil):
-		return nil, runtime.ErrTaskNotFound
+		return nil, tasks.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
 	}
@@ -118,16 +122,16 @@ func (ts *TaskStore) GetTask(ctx context.Context, id string) (*runtime.TaskRecor
 
 // UpdateTask applies fn in an optimistic transaction, retrying on conflict,
 // and announces the change.
-func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*runtime.TaskRecord) error) (*runtime.TaskRecord, error) {
+func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*tasks.Record) error) (*tasks.Record, error) {
 	ctx, cancel := ts.s.op(ctx)
 	defer cancel()
 	key := ts.key(id)
-	var out *runtime.TaskRecord
+	var out *tasks.Record
 	txf := func(tx *redis.Tx) error {
 		raw, err := tx.Get(ctx, key).Bytes()
 		switch {
 		case errors.Is(err, redis.Nil):
-			return runtime.ErrTaskNotFound
+			return tasks.ErrNotFound
 		case err != nil:
 			return err
 		}
@@ -167,8 +171,8 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*runtime
 }
 
 // ListTasks pages the owner's tasks in creation order.
-func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*runtime.TaskRecord, string, error) {
-	after, afterID, err := runtime.DecodeTaskCursor(cursor)
+func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*tasks.Record, string, error) {
+	after, afterID, err := tasks.DecodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -179,7 +183,7 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 	if err != nil {
 		return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
 	}
-	var all []*runtime.TaskRecord
+	var all []*tasks.Record
 	if len(ids) > 0 {
 		keys := make([]string, len(ids))
 		for i, id := range ids {
@@ -192,7 +196,7 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 		var gone []any
 		for i, v := range vals {
 			str, ok := v.(string)
-			var t *runtime.TaskRecord
+			var t *tasks.Record
 			if ok {
 				t, err = decodeTask(ids[i], []byte(str))
 			}
@@ -206,7 +210,7 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 			ts.s.rdb.ZRem(ctx, k, gone...)
 		}
 	}
-	slices.SortFunc(all, func(a, b *runtime.TaskRecord) int {
+	slices.SortFunc(all, func(a, b *tasks.Record) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
@@ -215,7 +219,7 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 		}
 		return 1
 	})
-	return runtime.PageTasks(all, after, afterID, limit)
+	return tasks.PageRecords(all, after, afterID, limit)
 }
 
 // TaskChanged returns a channel closed at the task's next change on any
@@ -264,4 +268,4 @@ func (ts *TaskStore) wake(id string) {
 	delete(ts.waiters, id)
 }
 
-var _ runtime.TaskStore = (*TaskStore)(nil)
+var _ tasks.Store = (*TaskStore)(nil)

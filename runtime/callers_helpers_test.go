@@ -40,7 +40,7 @@ type eraClient struct {
 
 // eraClients are a 2025-11-25 session and a 2026-07-28 client of the
 // server at url, both with token (none when ""), both declaring
-// elicitation and the tasks extension.
+// elicitation.
 func eraClients(t *testing.T, ts *httptest.Server, s *Server, token string) []eraClient {
 	t.Helper()
 	auth := func(r *http.Request) {
@@ -55,7 +55,7 @@ func eraClients(t *testing.T, ts *httptest.Server, s *Server, token string) []er
 	}
 	legacy.session, legacy.version = resp.Header.Get("Mcp-Session-Id"), Version20251125
 	id := 0
-	modern := &modernClient{t: t, url: ts.URL, hc: legacy.hc, caps: tasksCaps}
+	modern := &modernClient{t: t, url: ts.URL, hc: legacy.hc, caps: map[string]any{"elicitation": map[string]any{}}}
 	return []eraClient{
 		{"2025-11-25", false, func(t *testing.T, method string, params map[string]any) (int, rpc) {
 			t.Helper()
@@ -95,35 +95,4 @@ func authedServer(t *testing.T, s *Server) *httptest.Server {
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { _ = s.Close(); ts.CloseClientConnections(); ts.Close() })
 	return ts
-}
-
-// taskParams are tools/call params that make a call a task in either era.
-func taskParams(c eraClient, tool string) map[string]any {
-	p := map[string]any{"name": tool, "arguments": map[string]any{}}
-	if !c.modern {
-		p["task"] = map[string]any{"ttl": 60000}
-	}
-	return p
-}
-
-// taskIDOf reads the task a tools/call created.
-func taskIDOf(t *testing.T, m rpc) string {
-	t.Helper()
-	if m.Error != nil {
-		t.Fatalf("creating a task: %d %s", m.Error.Code, m.Error.Message)
-	}
-	var r struct {
-		TaskID string `json:"taskId"`
-		Task   *struct {
-			TaskID string `json:"taskId"`
-		} `json:"task"`
-	}
-	_ = json.Unmarshal(m.Result, &r)
-	if r.Task != nil {
-		return r.Task.TaskID
-	}
-	if r.TaskID == "" {
-		t.Fatalf("not a created task: %s", m.Result)
-	}
-	return r.TaskID
 }

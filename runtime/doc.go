@@ -46,15 +46,14 @@
 //
 // [Server.AddExtension] declares an [Extension] in capabilities.extensions
 // and adds its [Method]s to the method table, each with its [AuthRule]
-// (see the recipe below). The tasks extension is the runtime's own; skills
-// and MCP Apps (packages ext/skills and ext/apps) are built on the same
-// seam.
+// (see the recipe below). Tasks, skills and MCP Apps (packages ext/tasks,
+// ext/skills and ext/apps) are built on it.
 //
 // # Replica stores
 //
 // Legacy sessions (2025-03-26 to 2025-11-25) live in a [SessionStore],
 // server-to-client requests wait in a [PendingRouter], SSE events are kept
-// for Last-Event-ID in an [EventStore], tasks in a [TaskStore] and spent
+// for Last-Event-ID in an [EventStore], and spent
 // 2026-07-28 request states in a [StateLedger]. The in-memory defaults serve
 // one process; shared implementations and a [SessionBus] (module
 // github.com/mcpgen/mcpgen/redisstore) let replicas serve any request of
@@ -92,18 +91,17 @@
 //     roundSealer), their peers legacy_peer.go and mrtr_peer.go, the
 //     sessions (session_table.go, session.go, stream.go, keepalive.go,
 //     session_bus.go), the three mechanisms (request_scoped_sender.go,
-//     backpressure_wait.go, shared_id_allocator.go), task_era.go and
-//     task_input_first.go.
+//     backpressure_wait.go, shared_id_allocator.go).
 //   - dispatch: method_table.go (dispatcher, one row per method),
 //     method_<family>.go, method_scopes.go (the rows' authorization rules),
 //     listen.go, extension.go, extension_hooks.go, extension_host.go,
 //     detached_call.go, describe.go.
 //   - features: feature_registry.go, feature_lists.go, prompt.go,
-//     resource.go, completion.go, task.go, task_peer.go, task_wire.go.
+//     resource.go, completion.go.
 //   - core seams: era.go (the era interface, request, outcome),
 //     interceptor_chain.go, interceptor.go, caller_share.go, options.go.
 //   - stores: session_store.go, pending_router.go, event_store.go,
-//     state_ledger.go, task_store.go.
+//     state_ledger.go.
 //   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go,
 //     content.go, elicitation.go, url_elicitation.go, sampling.go,
 //     errors.go, version.go, optional.go, auth.go, jsonrpc.go,
@@ -134,7 +132,7 @@
 //     interceptors (interceptor_chain.go), counts it for graceful shutdown
 //     and calls the row's function in method_<family>.go.
 //  4. Features: the method finds what it serves in the featureRegistry
-//     (tools, prompts, resources, templates) or the taskEngine, and runs
+//     (tools, prompts, resources, templates), and runs
 //     the handler with a Call (call.go) whose peer the era opened:
 //     legacy_peer.go asks live (an ID from the sharedIDAllocator, the wait
 //     in the PendingRouter, the message on the request's own stream through
@@ -182,7 +180,5 @@
 //     [Call.ClientExtension].
 //  4. Test it in every era and transport, as ext/skills and ext/apps do.
 //
-// The runtime's own tasks extension (method_tasks.go) goes through the same
-// rows, with hooks into the era seam (task_era.go) that the public seam does
-// not offer yet.
+// Tasks (package ext/tasks) are an extension built on the same seam.
 package runtime

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 )
 
 // request is one client request as its method sees it, whichever transport
@@ -36,7 +35,7 @@ func (rq *request) detach() {
 		m.ID, m.Params, m.Result = rq.id, nil, nil
 		p := &m.decoded
 		p.Name, p.Arguments, p.InputResponses, p.Ref, p.Argument, p.Context = nil, nil, nil, nil, nil, nil
-		p.RequestID, p.Task, p.Capabilities, p.ClientInfo, p.Meta, p.ProgressToken, p.NotifyFilter = nil, nil, nil, nil, nil, nil, nil
+		p.RequestID, p.Capabilities, p.ClientInfo, p.Meta, p.ProgressToken, p.NotifyFilter = nil, nil, nil, nil, nil, nil
 	}
 	if in := rq.incoming; in != nil {
 		in.ID, in.Params, in.Meta = rq.id, nil, nil
@@ -91,8 +90,9 @@ type era interface {
 	// output, 2026-07-28 reserves -32042.
 	legacyShapes() bool
 	toolResult(t *registeredTool, res *ToolResult, err error) (*ToolResult, error)
-	// tasks is the era's task protocol (task_era.go).
-	tasks() taskEra
+	// responseStream is the request's own response stream, for a method
+	// that holds it open (an extension's Stream).
+	responseStream() responseStream
 }
 
 // roundPeer is the peer of a 2026-07-28 round (mrtrPeer): besides asking,
@@ -197,33 +197,6 @@ func encodeFramed(id json.RawMessage, o outcome, frame func([]byte) []byte) ([]b
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil
-}
-
-// taskEra is the task protocol of an era: 2025-11-25's experimental tasks in
-// legacy sessions, or the io.modelcontextprotocol/tasks extension of
-// 2026-07-28. They differ in almost every detail (when a call becomes a
-// task, who may see it, how a task is spelled, what cancelling a finished
-// one answers), so tools/call and the tasks methods reach them through the
-// request's era (era.tasks) and never ask which one they serve.
-type taskEra interface {
-	// allowed refuses a tasks method (or task notifications) the request
-	// may not use.
-	allowed(rq *request) *Error
-	// owns reports whether the request may see task r.
-	owns(rq *request, r *TaskRecord) bool
-	// admit decides how a tools/call of t runs: done ends the call with o
-	// (an error, or a round before the task); asTask false runs it as a
-	// plain call; otherwise owner and ttl (0: the default) go to the task.
-	admit(ctx context.Context, rq *request, t *registeredTool, args json.RawMessage, p peer, state []byte) (asTask bool, owner string, ttl time.Duration, o outcome, done bool)
-	// stateless reports whether tasks of this era belong to no session.
-	stateless() bool
-	// created answers the tools/call that created task r.
-	created(r *TaskRecord) outcome
-	// view is task r as tasks/get returns it.
-	view(r *TaskRecord) outcome
-	// cancelled answers tasks/cancel of task r; ended is the status it
-	// already had when it had ended before.
-	cancelled(r *TaskRecord, ended string) outcome
 }
 
 // cacheHint is how long, and by whom, a result may be cached.

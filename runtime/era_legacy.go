@@ -100,7 +100,38 @@ func (x *legacyExchange) resourceNotFound(uri string) *Error {
 // legacyShapes: the 2025 revisions define structuredContent as an object.
 func (x *legacyExchange) legacyShapes() bool { return true }
 
-func (x *legacyExchange) tasks() taskEra { return legacyTasks{} }
+// responseStream is the request's own stream (a POST's, or the stdio
+// connection), held open by a stream method: its notifications wait for
+// room there and never fall back to the GET stream, since a stream that
+// cannot carry them has ended.
+func (x *legacyExchange) responseStream() responseStream {
+	return legacyResponseStream{x.sender.origin}
+}
+
+type legacyResponseStream struct{ st *stream }
+
+func (l legacyResponseStream) notify(ctx context.Context, method string, params any) error {
+	if l.st == nil {
+		return errStreamFinished
+	}
+	data, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return l.st.push(ctx, data)
+}
+
+func (l legacyResponseStream) canStream() bool { return l.st != nil && l.st.sse }
+
+// keepAlive does nothing: the stream's writer sends keep-alive comments
+// while it waits (Options.KeepAlive), and a pipe needs none. A stream
+// nobody will write any more has ended.
+func (l legacyResponseStream) keepAlive() error {
+	if l.st == nil || l.st.q.drained() {
+		return errStreamFinished
+	}
+	return nil
+}
 
 // toolResult wraps structured output that is not an object: the 2025
 // revisions define structuredContent as "an optional JSON object".

@@ -118,8 +118,8 @@ func (x *modernExchange) resourceNotFound(uri string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Resource not found", Data: map[string]string{"uri": uri}}
 }
 
-func (x *modernExchange) legacyShapes() bool { return false }
-func (x *modernExchange) tasks() taskEra     { return modernTasks{x} }
+func (x *modernExchange) legacyShapes() bool             { return false }
+func (x *modernExchange) responseStream() responseStream { return x.out }
 
 // toolResult keeps a handler's own -32042 from the client: 2026-07-28
 // reserves the code.

@@ -23,7 +23,6 @@ type featureRegistry struct {
 	resources featureSet[registeredResource] // by normalized URI
 	templates featureSet[registeredTemplate] // by URI template, as registered
 	completes bool                           // some prompt or template has a completion handler
-	tasks     bool                           // some tool may run as a task
 	cached    map[pageKey][][]byte           // encoded pages of the fixed lists, built lazily
 	listCache map[listKind]*cacheHint        // cache hints set with SetListCache
 
@@ -68,7 +67,6 @@ func (f *featureRegistry) addTool(t *registeredTool) error {
 		f.mu.Unlock()
 		return fmt.Errorf("tool %q is already registered", t.Name)
 	}
-	f.tasks = f.tasks || t.tasks != taskForbidden
 	f.forgetLocked(listTools)
 	f.mu.Unlock()
 	f.added()
@@ -146,29 +144,23 @@ func (f *featureRegistry) template(uriTemplate string) (*registeredTemplate, *re
 	return f.templates.byKey[uriTemplate], f.resources.byKey[resourceuri.Normalize(uriTemplate)]
 }
 
-// offers reports what the server has registered: tools, prompts,
-// resources (or templates), completion handlers, tools that may run as
-// tasks. It decides what capabilities and a listen acknowledgement show.
-func (f *featureRegistry) offers() (tools, prompts, resources, completions, tasks bool) {
+// offered is what the server has registered, by kind: it decides what
+// the capabilities and a listen acknowledgement show.
+type offered struct {
+	tools, prompts, resources, completions bool // resources: fixed ones or templates
+}
+
+// offers reports what the server has registered.
+func (f *featureRegistry) offers() offered {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return len(f.tools.items) > 0, len(f.prompts.items) > 0, len(f.resources.items)+len(f.templates.items) > 0, f.completes, f.tasks
+	return offered{tools: len(f.tools.items) > 0, prompts: len(f.prompts.items) > 0,
+		resources: len(f.resources.items)+len(f.templates.items) > 0, completions: f.completes}
 }
 
-func (f *featureRegistry) hasPrompts() bool {
-	_, p, _, _, _ := f.offers()
-	return p
-}
-
-func (f *featureRegistry) hasResources() bool {
-	_, _, r, _, _ := f.offers()
-	return r
-}
-
-func (f *featureRegistry) hasCompletions() bool {
-	_, _, _, c, _ := f.offers()
-	return c
-}
+func (f *featureRegistry) hasPrompts() bool     { return f.offers().prompts }
+func (f *featureRegistry) hasResources() bool   { return f.offers().resources }
+func (f *featureRegistry) hasCompletions() bool { return f.offers().completions }
 
 // findResource returns the fixed resource with this URI or else the first
 // template, in registration order, that matches it and whose variables are

@@ -45,20 +45,17 @@ var tiers = []tier{
 		"era_legacy.go", "era_modern.go", "legacy_peer.go", "mrtr_peer.go",
 		"session_table.go", "session.go", "session_bus.go", "stream.go", "keepalive.go",
 		"request_scoped_sender.go", "backpressure_wait.go", "shared_id_allocator.go",
-		"task_era.go", "task_input_first.go",
 	}},
 	{"dispatch", []string{
 		// One row per method: the table, the methods by family, the
 		// extension seam.
 		"method_table.go", "method_lifecycle.go", "method_tools.go", "method_prompts.go",
-		"method_resources.go", "method_completion.go", "method_tasks.go", "method_scopes.go",
+		"method_resources.go", "method_completion.go", "method_scopes.go",
 		"listen.go", "extension.go", "extension_hooks.go", "extension_host.go", "detached_call.go", "describe.go",
 	}},
 	{"features", []string{
-		// What the server offers: the registry and its lists, the task
-		// engine.
+		// What the server offers: the registry and its lists.
 		"feature_registry.go", "feature_lists.go", "prompt.go", "resource.go", "completion.go",
-		"task.go", "task_peer.go", "task_wire.go",
 	}},
 	{"core seams", []string{
 		// The interfaces the tiers above meet at: the era, the
@@ -69,7 +66,7 @@ var tiers = []tier{
 	{"stores", []string{
 		// State that replicas share (and the bus between them), and its
 		// in-memory defaults.
-		"session_store.go", "pending_router.go", "event_store.go", "state_ledger.go", "task_store.go",
+		"session_store.go", "pending_router.go", "event_store.go", "state_ledger.go",
 	}},
 	{"vocabulary", []string{
 		// The words every tier uses: the public types, the JSON-RPC

@@ -122,11 +122,6 @@ func (d *dispatcher) listen(ctx context.Context, rq *request) outcome {
 	if filter == nil {
 		return failure(NewError(CodeInvalidParams, "subscriptions/listen: params.notifications is required"))
 	}
-	if len(filter.TaskIDs) > 0 {
-		if e := gateTasks(rq); e != nil {
-			return failure(e) // task notifications need the tasks extension (-32021)
-		}
-	}
 	if e := d.checkListenFilter(ctx, rq, rq.params.NotifyFilter); e != nil {
 		return failure(e) // a member an extension defines, which it refuses
 	}
@@ -190,7 +185,8 @@ func (d *dispatcher) listen(ctx context.Context, rq *request) outcome {
 // (internal/resourceuri). More than maxSubscriptions resource URIs, or more than
 // Options.MaxSubscriptionBytes of them, is -32602.
 func (d *dispatcher) honour(filter *subscriptionFilter) (subscriptionFilter, *Error) {
-	tools, prompts, resources, _, _ := d.features.offers()
+	o := d.features.offers()
+	tools, prompts, resources := o.tools, o.prompts, o.resources
 	h := subscriptionFilter{
 		ToolsListChanged:     filter.ToolsListChanged && tools,
 		PromptsListChanged:   filter.PromptsListChanged && prompts,

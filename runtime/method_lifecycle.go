@@ -81,7 +81,8 @@ func (d *dispatcher) setLogLevel(ctx context.Context, rq *request) outcome {
 // capabilities.extensions (and, for an extension with a legacy member of
 // its own, that member: 2025-11-25's tasks).
 func (d *dispatcher) capabilities(version string) json.RawMessage {
-	tools, prompts, resources, completions, _ := d.features.offers()
+	o := d.features.offers()
+	tools, prompts, resources, completions := o.tools, o.prompts, o.resources, o.completions
 	exts := d.extensionsNow()
 	b := []byte{'{'}
 	add := func(key string, value []byte) {

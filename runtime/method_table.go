@@ -25,8 +25,8 @@ type methodRow struct {
 	// params are the members of the params object the method reads
 	// (request_params.go decodes those and _meta, nothing else).
 	params paramSet
-	// nameParam is the member Mcp-Name carries in 2026-07-28 (pName, pURI
-	// or pTaskID), or 0 for none; nameMember names it instead for an
+	// nameParam is the member Mcp-Name carries in 2026-07-28 (pName or
+	// pURI), or 0 for none; nameMember names it instead for an
 	// extension's method, whose params are not decoded (Method.NameParam).
 	nameParam  paramSet
 	nameMember string
@@ -53,11 +53,11 @@ type authRule func(d *dispatcher, ctx context.Context, m *message) (target strin
 
 // noScopes is the rule of a method that needs nothing beyond the server's
 // own scopes (lists, which Auth.FilterLists filters per principal; the
-// lifecycle; tasks, which are bound to their creator).
+// lifecycle).
 func noScopes(*dispatcher, context.Context, *message) (string, []string, *Error) { return "", nil, nil }
 
-// coreMethods are the methods of the MCP core. Extensions (the tasks
-// extension among them, task.go) add theirs through addExtension.
+// coreMethods are the methods of the MCP core. Extensions add theirs
+// through addExtension (extension.go).
 var coreMethods = []methodRow{
 	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, serve: (*dispatcher).initialize},
 	{name: methodPing, eras: legacyEra, auth: noScopes, serve: (*dispatcher).ping},
@@ -66,7 +66,7 @@ var coreMethods = []methodRow{
 	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*dispatcher).listen},
 
 	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, serve: (*dispatcher).listTools},
-	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | pTask | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*dispatcher).callTool},
+	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*dispatcher).callTool},
 	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, serve: (*dispatcher).listPrompts},
 	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*dispatcher).getPrompt},
 	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, serve: (*dispatcher).listResources},
@@ -111,7 +111,6 @@ type dispatcher struct {
 	closing              *atomic.Bool    // the server is shutting down
 
 	features  *featureRegistry
-	tasks     *taskEngine
 	listeners *listenHub
 	auth      *authState    // nil without Options.Auth
 	icpt      *interceptors // nil without Options.Interceptors

@@ -8,7 +8,7 @@ import (
 )
 
 // TestEveryMethodDecidesItsAuthorization walks a server's method table,
-// the core's rows and the tasks extension's: every row names its
+// the core's rows: every row names its
 // authorization rule (noScopes is a decision too), and a row's Mcp-Name
 // member is one of the members it reads. A row without a rule fails here,
 // so a method cannot be added without saying how it is authorized.
@@ -16,8 +16,8 @@ func TestEveryMethodDecidesItsAuthorization(t *testing.T) {
 	s := NewServer(Options{})
 	defer s.Close()
 	table := *s.d.methods.Load()
-	if len(table) != len(coreMethods)+len(taskMethods) {
-		t.Errorf("the table has %d rows, want the %d core and %d task rows", len(table), len(coreMethods), len(taskMethods))
+	if len(table) != len(coreMethods) {
+		t.Errorf("the table has %d rows, want the %d core rows", len(table), len(coreMethods))
 	}
 	for name, row := range table {
 		switch {
@@ -75,11 +75,14 @@ func TestAddExtensionRefusesWhatIsUndecided(t *testing.T) {
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Serve: serve}}}, `method "a/b" has no Authorize rule`},
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "a/b", Authorize: NoScopes}}}, `method "a/b" has no Serve function`},
 		{Extension{ID: "x.example/a", Methods: []Method{{Name: "tools/call", Authorize: NoScopes, Serve: serve}}}, `method "tools/call" is already served`},
-		{Extension{ID: extTasks}, "the extension is already added"},
+		{Extension{ID: echoExt, Methods: []Method{{Name: "a/c", Authorize: NoScopes, Serve: serve}}}, "the extension is already added"},
 		{Extension{ID: "x.example/a", Versions: []string{Version20260728}, Methods: []Method{{Name: "a/b", Versions: []string{Version20251125}, Authorize: NoScopes, Serve: serve}}},
 			`names protocol version "2025-11-25", which the extension does not`},
 	} {
 		s := NewServer(Options{})
+		if err := s.AddExtension(echoExtension()); err != nil {
+			t.Fatal(err)
+		}
 		err := s.AddExtension(tc.ext)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want an error saying %q", tc.ext, err, tc.want)

@@ -40,9 +40,6 @@ func (d *dispatcher) callTool(ctx context.Context, rq *request) outcome {
 	if res != nil {
 		return resultOf(res)
 	}
-	if o, done := d.tasks.call(ctx, rq, t, args, peer, state); done {
-		return o
-	}
 	if o, done := d.admitToolCall(ctx, rq, t, args, peer, state); done {
 		return o
 	}

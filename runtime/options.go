@@ -152,26 +152,10 @@ type Options struct {
 	// Auth, when set, makes the HTTP endpoint an OAuth 2.1 resource server
 	// (auth.go); nil serves without authorization, for loopback only.
 	Auth *Auth
-	// TaskStore holds the tasks of tools that run as tasks
-	// (execution.taskSupport); nil means in memory (one process). MaxTasks
-	// bounds the tasks this process creates and keeps, whatever their
-	// status, until their TTL passes (0 means 10,000), each caller its
-	// share (CallerShare); a finished task keeps its slot here but no slot
-	// of MaxConcurrentCalls. TaskTTL is how long a task is kept
-	// from its creation, and the longest a 2025-11-25 client may ask for;
-	// 0 means 1 hour. TaskPollInterval is the poll interval suggested to
-	// clients; 0 means 1s. TaskLease is how long a task outlives the last
-	// sign of life of the replica running it before it is reported failed;
-	// that replica renews it every third of it; 0 means 30s. None of the
-	// three can be disabled: 0 or less takes the default.
-	TaskStore        TaskStore
-	MaxTasks         int
-	TaskTTL          time.Duration
-	TaskPollInterval time.Duration
-	TaskLease        time.Duration
 	// MaxConcurrentCalls bounds the handlers running at once in this
-	// process: tools/call (a task's handler too, while it runs),
-	// prompts/get, resources/read and completion/complete. One more is
+	// process: tools/call (a detached call's handler too, while it runs),
+	// prompts/get, resources/read, completion/complete and an extension's
+	// methods that are not Cheap. One more is
 	// refused with CodeLimitExceeded (HTTP 429 in 2026-07-28). 0 means
 	// 10,000, negative no bound.
 	MaxConcurrentCalls int
@@ -181,31 +165,20 @@ type Options struct {
 	// instead, so a batch never runs more than this at once. 0 means 100
 	// (far more than a client runs in parallel), negative no bound.
 	MaxCallsPerSession int
-	// CallerShare is the part of each server-wide bound (MaxTasks,
-	// MaxTaskBytes, MaxGETStreams, MaxConcurrentCalls) that one caller may
-	// hold, so that one client cannot take a whole bound from the others.
+	// CallerShare is the part of each server-wide bound (MaxGETStreams,
+	// MaxConcurrentCalls, and the bounds an extension keeps with
+	// Host.NewShare) that one caller may hold, so that one client cannot take a whole bound from the others.
 	// A caller is the principal of the request's token with Auth; without
 	// it, the legacy session, or for 2026-07-28 the client's network
 	// address (its connection over stdio). CallerShare 0 means 0.1 (a
 	// tenth). At most 1 (one caller may take a whole bound); a caller may
 	// always hold one unit.
 	CallerShare float64
-	// MaxTaskBytes bounds the bytes of the task results this process keeps
-	// (each until its task's TTL passes); a result that does not fit, in
-	// the whole bound or in its caller's share, fails its task with an
-	// error naming the bound. 0 means 256 MiB, negative no bound.
-	MaxTaskBytes int64
 	// MaxSubscriptionBytes bounds the resource URIs one legacy session
 	// subscribes to, or one subscriptions/listen stream names, in bytes
 	// (besides their number, at most 1,024); beyond it the request is
 	// -32602. 0 means 64 KiB.
 	MaxSubscriptionBytes int
-
-	// InputBeforeTask names tools that ask their first questions in
-	// 2026-07-28 input_required rounds and become tasks once they have the
-	// answers (SEP-2663's multi round-trip before task creation); other
-	// task tools become tasks at once and ask inside the task.
-	InputBeforeTask []string
 }
 
 // withDefaults fills in the zero fields.
@@ -233,9 +206,6 @@ func (o Options) withDefaults() Options {
 	if o.MaxGETStreams == 0 {
 		o.MaxGETStreams = 10_000
 	}
-	if o.MaxTasks <= 0 {
-		o.MaxTasks = 10_000
-	}
 	if o.MaxConcurrentCalls == 0 {
 		o.MaxConcurrentCalls = 10_000
 	}
@@ -244,9 +214,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CallerShare <= 0 || o.CallerShare > 1 {
 		o.CallerShare = 0.1
-	}
-	if o.MaxTaskBytes == 0 {
-		o.MaxTaskBytes = 256 << 20
 	}
 	if o.MaxSubscriptionBytes <= 0 {
 		o.MaxSubscriptionBytes = 64 << 10
@@ -265,14 +232,6 @@ func (o Options) withDefaults() Options {
 	def(&o.FallbackWait, 5*time.Second)
 	def(&o.RetryInterval, time.Second)
 	def(&o.RequestTimeout, 10*time.Minute)
-	for _, d := range []struct {
-		p *time.Duration
-		v time.Duration
-	}{{&o.TaskTTL, time.Hour}, {&o.TaskPollInterval, time.Second}, {&o.TaskLease, 30 * time.Second}} {
-		if *d.p <= 0 {
-			*d.p = d.v // a task bound cannot be disabled
-		}
-	}
 	if o.Name == "" {
 		o.Name = "mcpgen-server"
 	}

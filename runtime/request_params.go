@@ -15,7 +15,6 @@ type requestParams struct {
 	// Members of the methods the runtime serves; nil when absent.
 	Name           []byte              // tools/call, prompts/get: unescaped, not copied (looking a tool up allocates nothing)
 	URI            *string             // resources/read
-	TaskID         *string             // tasks/*
 	Cursor         *string             // */list
 	Level          *string             // logging/setLevel
 	RequestState   *string             // 2026-07-28 retries
@@ -27,7 +26,6 @@ type requestParams struct {
 	Argument       json.RawMessage     // completion/complete
 	Context        json.RawMessage     // completion/complete
 	RequestID      json.RawMessage     // notifications/cancelled
-	Task           json.RawMessage     // tools/call of 2025-11-25: the task augmentation
 	// initialize.
 	ProtocolVersion *string
 	Capabilities    json.RawMessage
@@ -55,7 +53,6 @@ type paramSet uint32
 const (
 	pName paramSet = 1 << iota
 	pURI
-	pTaskID
 	pCursor
 	pLevel
 	pRequestState
@@ -66,7 +63,6 @@ const (
 	pArgument
 	pContext
 	pRequestID
-	pTask
 	pProtocolVersion
 	pCapabilities
 	pClientInfo
@@ -74,10 +70,10 @@ const (
 
 // members maps each member's key to its bit.
 var members = map[string]paramSet{
-	"name": pName, "uri": pURI, "taskId": pTaskID, "cursor": pCursor, "level": pLevel,
+	"name": pName, "uri": pURI, "cursor": pCursor, "level": pLevel,
 	"requestState": pRequestState, "arguments": pArguments, "inputResponses": pInputResponses,
 	"notifications": pNotifications, "ref": pRef, "argument": pArgument, "context": pContext,
-	"requestId": pRequestID, "task": pTask, "protocolVersion": pProtocolVersion,
+	"requestId": pRequestID, "protocolVersion": pProtocolVersion,
 	"capabilities": pCapabilities, "clientInfo": pClientInfo,
 }
 
@@ -117,8 +113,6 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 			}
 		case "uri":
 			str(&p.URI, key, v)
-		case "taskId":
-			str(&p.TaskID, key, v)
 		case "cursor":
 			str(&p.Cursor, key, v)
 		case "level":
@@ -139,8 +133,6 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 			p.Context = v
 		case "requestId":
 			p.RequestID = v
-		case "task":
-			p.Task = v
 		case "capabilities":
 			p.Capabilities = v
 		case "clientInfo":
@@ -171,7 +163,7 @@ func (p *requestParams) fail(key []byte, want string) {
 	}
 }
 
-// member returns the string member m (pName, pURI or pTaskID) and whether
+// member returns the string member m (pName or pURI) and whether
 // it is present: the body value the 2026-07-28 Mcp-Name header repeats.
 func (p *requestParams) member(m paramSet) (string, bool) {
 	var v *string
@@ -183,8 +175,6 @@ func (p *requestParams) member(m paramSet) (string, bool) {
 		return string(p.Name), true
 	case pURI:
 		v = p.URI
-	case pTaskID:
-		v = p.TaskID
 	}
 	if v == nil {
 		return "", false
@@ -223,7 +213,4 @@ type subscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-	// TaskIDs (the tasks extension) asks for notifications/tasks of these
-	// tasks; none are sent, so the acknowledgement never lists them.
-	TaskIDs []string `json:"taskIds,omitempty"`
 }

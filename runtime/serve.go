@@ -83,7 +83,6 @@ func (s *Server) Close() error {
 	s.d.calls.close()
 	s.sessions.closeAll()
 	s.baseCancel()
-	s.tasks.close()
 	s.d.waitDetached(s.opts.ShutdownTimeout)
 	return nil
 }

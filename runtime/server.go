@@ -20,9 +20,8 @@ import (
 type Server struct {
 	opts Options // what Serve and ListenAndServe read (timeouts)
 
-	d        *dispatcher      // the method table and what methods use: features, tasks, listeners, auth, interceptors
+	d        *dispatcher      // the method table and what methods use: features, listeners, auth, interceptors, extensions
 	features *featureRegistry // tools, prompts, resources and resource templates
-	tasks    *taskEngine      // tools that run as tasks
 	sessions *sessionTable    // the legacy era's sessions and their janitor
 	changes  *changeFanout    // change notifications to every client, on every replica
 	http     *httpTransport
@@ -91,10 +90,6 @@ func NewServer(opts Options) *Server {
 	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions, changed: d.changed}
 	s.features.changed = d.changed
 	d.announce = s.changes
-	s.tasks = newTaskEngine(opts, taskParts{logger: logger, base: base, closing: &s.closing, sessions: s.sessions.store,
-		callSlots: d.callSlots, icpt: d.icpt, announce: s.changes})
-	d.tasks = s.tasks
-	s.sessions.tasks = s.tasks
 
 	legacy := &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
 	modern := &statelessCore{d: d, base: base,
@@ -104,9 +99,6 @@ func NewServer(opts Options) *Server {
 
 	core := index(coreMethods)
 	d.methods.Store(&core)
-	if err := d.addExtension(taskExtension(s.features), nil); err != nil {
-		panic(err) // the runtime's own rows do not collide
-	}
 	if opts.Bus != nil {
 		s.changes.followChanges()
 	}

@@ -24,8 +24,7 @@ func (t *sessionTable) onSignal(sessionID, kind string, data []byte) {
 	t.mu.RUnlock()
 	if sess == nil {
 		if kind == SignalEnd {
-			t.tasks.endSession(sessionID) // a task outlives the local copy of its session
-			t.ended(sessionID)
+			t.ended(sessionID) // what an extension keeps for it outlives the local copy
 		}
 		return
 	}
@@ -40,10 +39,9 @@ func (t *sessionTable) onSignal(sessionID, kind string, data []byte) {
 }
 
 // endedElsewhere ends the local copy of a session that another replica
-// ended (or the store expired), with the tasks it runs here.
+// ended (or the store expired), with what the extensions keep for it here.
 func (t *sessionTable) endedElsewhere(sess *session) {
 	t.dropLocal(sess)
-	t.tasks.endSession(sess.id)
 	t.ended(sess.id)
 }
 

@@ -26,7 +26,6 @@ type sessionTable struct {
 	pending PendingRouter
 	events  EventStore
 	icpt    *interceptors // session and stream events; nil when none
-	tasks   *taskEngine   // a session's end ends its tasks
 	// ended tells the extensions that a session ended (Extension.SessionEnded).
 	ended   func(id string)
 	base    context.Context
@@ -80,7 +79,7 @@ func newSessionTable(o Options, logger *slog.Logger, base context.Context, closi
 }
 
 // closeAll ends every session of the process (Server.Close): its calls
-// and tasks are cancelled, its streams end, and the stores forget it. With
+// are cancelled, the extensions are told (Extension.SessionEnded), its streams end, and the stores forget it. With
 // a shared store, the process only forgets its copies: a replica that
 // leaves does not end its sessions for the others.
 func (t *sessionTable) closeAll() {
@@ -272,8 +271,9 @@ func (t *sessionTable) dropLocal(sess *session) {
 	sess.close()
 }
 
-// endSession terminates a session: its calls and tasks are cancelled, its
-// streams end and every store forgets it.
+// endSession terminates a session: its calls are cancelled, its streams
+// end, the extensions are told (what they keep for it ends too) and every
+// store forgets it.
 func (t *sessionTable) endSession(ctx context.Context, sess *session) {
 	// The store first: a request that misses the session in this process a
 	// moment later must not load it back from the store.
@@ -284,7 +284,6 @@ func (t *sessionTable) endSession(ctx context.Context, sess *session) {
 	delete(t.byID, sess.id)
 	t.mu.Unlock()
 	sess.close()
-	t.tasks.endSession(sess.id)
 	t.ended(sess.id)
 	_ = t.events.DeleteSession(ctx, sess.id)
 	t.pending.DeleteSession(ctx, sess.id)

@@ -72,13 +72,13 @@ func TestSoak(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}),
-		taskTool("spawn", "optional", func(_ context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
-			return ContentResult(call, []Content{Text("spawned")}), nil
-		}),
 	} {
 		if err := s.AddTool(tool); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := s.AddExtension(spawnExtension(10_000)); err != nil {
+		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,13 +113,14 @@ func TestSoak(t *testing.T) {
 	}
 	for round := range soakRounds {
 		t.Logf("round %d", round+1)
-		// A hostile session next to a polite one: the hostile one creates
-		// tasks past its share of MaxTasks, then holds more calls in flight
+		// A hostile session next to a polite one: the hostile one keeps
+		// things an extension holds for it (as tasks are) past its share of
+		// the extension's bound, then holds more calls in flight
 		// than a session may; it runs into its own bounds while the polite
 		// one keeps being served. Both sessions open before the flood of
 		// sessions below can take their places.
 		hostileSession, politeSession := &soakClient{hc: hc, url: url}, &soakClient{hc: hc, url: url}
-		if !hostileSession.initialize(`{"tasks":{}}`, &refused) || !politeSession.initialize(`{}`, &refused) {
+		if !hostileSession.initialize(`{}`, &refused) || !politeSession.initialize(`{}`, &refused) {
 			t.Fatalf("the hostile or the polite session was refused (%d sessions open)", sessionCount(s))
 		}
 		hostile, hostileDone := context.WithCancel(context.Background())
@@ -127,7 +128,7 @@ func TestSoak(t *testing.T) {
 		run(1, func(int) {
 			defer hostileDone()
 			c := hostileSession
-			task := `{"jsonrpc":"2.0","id":2000,"method":"tools/call","params":{"name":"spawn","task":{"ttl":60000}}}`
+			task := `{"jsonrpc":"2.0","id":2000,"method":"x/spawn"}`
 			for range 1100 {
 				resp, err := c.post(task)
 				if err != nil {
@@ -136,7 +137,7 @@ func TestSoak(t *testing.T) {
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if bytes.Contains(b, []byte("Options.MaxTasks")) {
+				if bytes.Contains(b, []byte("spawn.Options.MaxSpawned")) {
 					hostileRefused.Add(1)
 					break
 				}
@@ -274,7 +275,7 @@ func TestSoak(t *testing.T) {
 			t.Error("no initialize was refused past MaxSessions")
 		}
 		if got := hostileRefused.Load(); got < 51 {
-			t.Errorf("the hostile session was refused %d times, want 50 calls past MaxCallsPerSession and a task past its share of MaxTasks", got)
+			t.Errorf("the hostile session was refused %d times, want 50 calls past MaxCallsPerSession and a thing past its share of MaxSpawned", got)
 		}
 		var ms goruntime.MemStats
 		goruntime.GC()
@@ -391,4 +392,34 @@ func openFDs(t *testing.T) int {
 		t.Skipf("cannot count open files: %v", err)
 	}
 	return len(ents)
+}
+
+// spawnExtension adds x/spawn, which keeps one thing for its caller for a
+// second (as a task is kept until its TTL), within a share of total things
+// (Host.NewShare): one caller runs into its share while the others are
+// served.
+func spawnExtension(total int64) Extension {
+	var share *Share
+	var host *Host
+	return Extension{ID: "x.example/spawn",
+		Init: func(h *Host) error {
+			host, share = h, h.NewShare("spawn.Options.MaxSpawned", "things", total)
+			return nil
+		},
+		Methods: []Method{{Name: "x/spawn", Cheap: true, Authorize: NoScopes, Serve: func(_ context.Context, req *MethodRequest) (*MethodResult, error) {
+			if err := share.Take(req.Caller, 1); err != nil {
+				return nil, err
+			}
+			host.Go(func() {
+				t := time.NewTimer(time.Second)
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-host.Context().Done():
+				}
+				share.Give(req.Caller, 1)
+			})
+			return &MethodResult{Result: struct{}{}}, nil
+		}}},
+	}
 }

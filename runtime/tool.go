@@ -102,7 +102,6 @@ type registeredTool struct {
 	keys         *schema.KeyShape // the names input declares, for an exact decode
 	output       *outputCheck     // the compiled outputSchema, or nil
 	legacyDef    []byte           // Definition as 2025-era sessions see it (output_root.go), or nil: the same
-	tasks        taskSupport      // execution.taskSupport
 }
 
 // compileTool checks a tool and compiles its schemas and forms.
@@ -131,10 +130,6 @@ func compileTool(t Tool) (*registeredTool, error) {
 	if err := checkScopes("tool", t.Name, t.Scopes); err != nil {
 		return nil, err
 	}
-	ts, err := parseTaskSupport(t.Definition)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
-	}
 	out, err := compileOutput(t.Name, t.Definition)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
@@ -154,7 +149,7 @@ func compileTool(t Tool) (*registeredTool, error) {
 		return nil, fmt.Errorf("tool %q: outputSchema: %w", t.Name, err)
 	}
 	return &registeredTool{Tool: t, input: in, headerParams: hp, flat: schema.CompileFlat(def.InputSchema),
-		keys: schema.CompileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef, tasks: ts}, nil
+		keys: schema.CompileKeyShape(def.InputSchema), output: out, legacyDef: legacyDef}, nil
 }
 
 // checkArguments returns the arguments object ({} when absent); anything but
@@ -216,40 +211,6 @@ func (t *registeredTool) run(ctx context.Context, logger *slog.Logger, call *Cal
 }
 
 var errHandlerPanic = &Error{Code: CodeInternalError, Message: "internal error: the tool handler panicked"}
-
-// taskSupport is a tool's execution.taskSupport: whether tools/call may
-// (or must) run it as a task (task.go).
-type taskSupport uint8
-
-const (
-	taskForbidden taskSupport = iota
-	taskOptional
-	taskRequired
-)
-
-// parseTaskSupport reads execution.taskSupport of a tool definition.
-func parseTaskSupport(def json.RawMessage) (taskSupport, error) {
-	var d struct {
-		Execution *struct {
-			TaskSupport *string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	if err := json.Unmarshal(def, &d); err != nil {
-		return 0, fmt.Errorf("definition: execution: %w", err)
-	}
-	if d.Execution == nil || d.Execution.TaskSupport == nil {
-		return taskForbidden, nil
-	}
-	switch *d.Execution.TaskSupport {
-	case "forbidden":
-		return taskForbidden, nil
-	case "optional":
-		return taskOptional, nil
-	case "required":
-		return taskRequired, nil
-	}
-	return 0, fmt.Errorf("definition: execution.taskSupport is %q; want forbidden, optional or required", *d.Execution.TaskSupport)
-}
 
 // headerParam is one inputSchema property marked "x-mcp-header": the client
 // mirrors its value into the Mcp-Param-<Header> header so that proxies can

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/examples/conformance/fixtures"
+	"github.com/mcpgen/mcpgen/ext/tasks"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -79,10 +80,13 @@ func newServer(logger *slog.Logger) (*runtime.Server, error) {
 		// priming event, so a client can resume it after a dropped connection
 		// (test_reconnection takes 100 ms: the suite's server-sse-polling).
 		StreamAfter: 50 * time.Millisecond,
-		// test_tool_with_task asks for the user's name in an input_required
-		// round and only then becomes a task (tasks-mrtr-composition).
-		InputBeforeTask: []string{"test_tool_with_task"},
 	})
+	// test_tool_with_task asks for the user's name in an input_required
+	// round and only then becomes a task (tasks-mrtr-composition). Added
+	// before Register, whose tasks.Enable then keeps these Options.
+	if err := tasks.Add(s, tasks.Options{InputBeforeTask: []string{"test_tool_with_task"}}); err != nil {
+		return nil, err
+	}
 	h := newHandler()
 	if err := fixtures.Register(s, h); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpgen/mcpgen/ext/tasks"
 	"github.com/mcpgen/mcpgen/redisstore"
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/redis/go-redis/v9"
@@ -52,7 +53,7 @@ func main() {
 	debug := flag.Bool("debug", false, "debug logs on stderr")
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	singleUse := flag.Bool("single-use", false, "single-use requestState (Options.SingleUseState)")
-	taskLease := flag.Duration("task-lease", 0, "lease of a running task (Options.TaskLease; 0: the runtime's default)")
+	taskLease := flag.Duration("task-lease", 0, "lease of a running task (tasks.Options.Lease; 0: the default)")
 	auth := flag.Bool("auth", false, `demand bearer tokens "subject;scope+scope": tests name their principals`)
 	flag.Parse()
 
@@ -72,13 +73,14 @@ func main() {
 	})
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
-		SessionIdleTimeout: *idle, SingleUseState: *singleUse, TaskLease: *taskLease,
+		SessionIdleTimeout: *idle, SingleUseState: *singleUse,
 		StateKey: []byte(*stateKey)}
 	if *auth {
 		opts.Auth = &runtime.Auth{Resource: "http://127.0.0.1/mcp", AuthorizationServers: []string{"https://issuer.test"},
 			Verifier: runtime.TokenVerifierFunc(testToken)}
 	}
 	replicaID := "memory"
+	taskOpts := tasks.Options{Lease: *taskLease}
 	if !*memory {
 		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})
 		if err != nil {
@@ -88,8 +90,13 @@ func main() {
 		defer store.Close()
 		store.Configure(&opts)
 		replicaID = store.ReplicaID()
+		taskOpts.Store = store.Tasks()
 	}
 	srv := runtime.NewServer(opts)
+	if err := tasks.Add(srv, taskOpts); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
 	err := srv.AddTool(runtime.Tool{
 		Name:         "ask",
 		Definition:   json.RawMessage(askDefinition),

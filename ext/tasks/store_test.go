@@ -1,4 +1,4 @@
-package runtime
+package tasks
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// TestMemoryTaskStore: create, read, update atomically, wake waiters, page
+// TestMemoryStore: create, read, update atomically, wake waiters, page
 // a session's tasks, refuse a foreign cursor, expire, and stay bounded.
-func TestMemoryTaskStore(t *testing.T) {
+func TestMemoryStore(t *testing.T) {
 	ctx := context.Background()
-	st := &MemoryTaskStore{Limit: 5}
+	st := &MemoryStore{Limit: 5}
 	now := time.Now().UTC()
-	rec := func(id, owner string, ttl time.Duration) *TaskRecord {
-		return &TaskRecord{ID: id, Owner: owner, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, TTL: ttl, ExpiresAt: now.Add(ttl)}
+	rec := func(id, owner string, ttl time.Duration) *Record {
+		return &Record{ID: id, Owner: owner, Status: Working, CreatedAt: now, UpdatedAt: now, TTL: ttl, ExpiresAt: now.Add(ttl)}
 	}
 	for i := range 4 {
 		if err := st.CreateTask(ctx, rec(fmt.Sprintf("t%d", i), "s1", time.Hour)); err != nil {
@@ -26,8 +26,8 @@ func TestMemoryTaskStore(t *testing.T) {
 		t.Fatal("a duplicate ID was stored")
 	}
 	ch, done := st.TaskChanged(ctx, "t1")
-	got, err := st.UpdateTask(ctx, "t1", func(r *TaskRecord) error { r.Status = TaskCompleted; return nil })
-	if err != nil || got.Status != TaskCompleted {
+	got, err := st.UpdateTask(ctx, "t1", func(r *Record) error { r.Status = Completed; return nil })
+	if err != nil || got.Status != Completed {
 		t.Fatal(got, err)
 	}
 	select {
@@ -36,10 +36,10 @@ func TestMemoryTaskStore(t *testing.T) {
 		t.Fatal("the waiter was not woken by the update")
 	}
 	done()
-	if _, err := st.UpdateTask(ctx, "t1", func(*TaskRecord) error { return errTaskEnded }); !errors.Is(err, errTaskEnded) {
+	if _, err := st.UpdateTask(ctx, "t1", func(*Record) error { return errTaskEnded }); !errors.Is(err, errTaskEnded) {
 		t.Fatal(err)
 	}
-	if r, _ := st.GetTask(ctx, "t1"); r.Status != TaskCompleted {
+	if r, _ := st.GetTask(ctx, "t1"); r.Status != Completed {
 		t.Fatalf("a refused update changed the task: %v", r.Status)
 	}
 	var seen []string
@@ -59,7 +59,7 @@ func TestMemoryTaskStore(t *testing.T) {
 	if fmt.Sprint(seen) != "[t0 t1 t2 t3]" {
 		t.Fatalf("pages: %v", seen)
 	}
-	if _, _, err := st.ListTasks(ctx, "s1", "not-a-cursor", 3); !errors.Is(err, ErrInvalidTaskCursor) {
+	if _, _, err := st.ListTasks(ctx, "s1", "not-a-cursor", 3); !errors.Is(err, ErrInvalidCursor) {
 		t.Fatal(err)
 	}
 	if page, _, _ := st.ListTasks(ctx, "s2", "", 3); len(page) != 0 {
@@ -70,7 +70,7 @@ func TestMemoryTaskStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond) // let its TTL pass
-	if _, err := st.GetTask(ctx, "old"); !errors.Is(err, ErrTaskNotFound) {
+	if _, err := st.GetTask(ctx, "old"); !errors.Is(err, ErrNotFound) {
 		t.Fatal(err)
 	}
 	if err := st.CreateTask(ctx, rec("t4", "s1", time.Hour)); err != nil {

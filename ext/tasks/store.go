@@ -1,4 +1,4 @@
-package runtime
+package tasks
 
 import (
 	"context"
@@ -12,34 +12,36 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
-// TaskStore holds the tasks of tools that run as tasks (execution.taskSupport
+// Store holds the tasks of tools that run as tasks (execution.taskSupport
 // optional or required): their status, outstanding questions, the answers
 // not yet taken by the handler, and the result. The replica that runs a
 // task's handler writes its progress here and renews the task's lease; any
 // replica answers tasks/get, tasks/update, tasks/cancel and tasks/result from
 // it. Replicas that serve one client share one store; nil in Options means
-// MemoryTaskStore (one process).
+// MemoryStore (one process).
 //
 // Every method is safe for concurrent use. A task whose ExpiresAt has passed
-// is gone: GetTask and UpdateTask return ErrTaskNotFound for it.
-type TaskStore interface {
+// is gone: GetTask and UpdateTask return ErrNotFound for it.
+type Store interface {
 	// CreateTask stores a new task; once it returns, GetTask finds it on
 	// every replica (the task is durable before the client hears of it).
-	CreateTask(ctx context.Context, t *TaskRecord) error
+	CreateTask(ctx context.Context, t *Record) error
 	// GetTask returns a copy of the task.
-	GetTask(ctx context.Context, id string) (*TaskRecord, error)
+	GetTask(ctx context.Context, id string) (*Record, error)
 	// UpdateTask applies fn to the task atomically (fn may run more than
 	// once, on fresh copies, when the store retries a conflict) and returns
 	// the stored result. An error from fn leaves the task unchanged and is
 	// returned.
-	UpdateTask(ctx context.Context, id string, fn func(*TaskRecord) error) (*TaskRecord, error)
+	UpdateTask(ctx context.Context, id string, fn func(*Record) error) (*Record, error)
 	// ListTasks returns up to limit tasks of owner in creation order,
 	// starting after cursor ("" for the first page), and the cursor of the
 	// next page ("" when there is none). A cursor this store did not issue
-	// is ErrInvalidTaskCursor.
-	ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*TaskRecord, string, error)
+	// is ErrInvalidCursor.
+	ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*Record, string, error)
 	// TaskChanged returns a channel that is closed at the task's next
 	// change (on any replica). Take it before reading the task, so that a
 	// change between the read and the wait is not missed. done releases
@@ -47,30 +49,30 @@ type TaskStore interface {
 	TaskChanged(ctx context.Context, id string) (ch <-chan struct{}, done func())
 }
 
-// ErrTaskNotFound: no task has this ID (it never existed, or expired).
-var ErrTaskNotFound = errors.New("mcpgen: task not found")
+// ErrNotFound: no task has this ID (it never existed, or expired).
+var ErrNotFound = errors.New("mcpgen: task not found")
 
-// ErrInvalidTaskCursor: a tasks/list cursor this store did not issue.
-var ErrInvalidTaskCursor = errors.New("mcpgen: invalid tasks/list cursor")
+// ErrInvalidCursor: a tasks/list cursor this store did not issue.
+var ErrInvalidCursor = errors.New("mcpgen: invalid tasks/list cursor")
 
 // Task statuses.
 const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
-	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	Working       = "working"
+	InputRequired = "input_required"
+	Completed     = "completed"
+	Failed        = "failed"
+	Cancelled     = "cancelled"
 )
 
-// TaskRecord is one task as a TaskStore keeps it. Stores encode it as JSON.
-type TaskRecord struct {
+// Record is one task as a Store keeps it. Stores encode it as JSON.
+type Record struct {
 	ID    string `json:"id"`
 	Tool  string `json:"tool"`
 	Owner string `json:"owner,omitempty"` // the legacy session that created it; "" in 2026-07-28
-	// Principal is a digest of the issuer and subject of the token that
-	// created it (auth.go); only that principal may see or change it.
+	// Principal is the key of the principal whose token created it
+	// (runtime.Principal.Key); only that principal may see or change it.
 	Principal string `json:"principal,omitempty"`
-	// Caller is who the task is charged to (caller_share.go).
+	// Caller is who the task is charged to (runtime.MethodRequest.Caller).
 	Caller string `json:"caller,omitempty"`
 	Modern bool   `json:"modern,omitempty"` // created by a 2026-07-28 request (the extension)
 
@@ -86,13 +88,13 @@ type TaskRecord struct {
 	// Inputs are the handler's questions the client has not answered yet,
 	// by key (unique over the task's life); Answers are answers the handler
 	// has not taken yet.
-	Inputs  map[string]TaskInput       `json:"inputs,omitempty"`
+	Inputs  map[string]Input           `json:"inputs,omitempty"`
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 
 	// Result is the tool's result (a CallToolResult) once it ended with one;
 	// Error the JSON-RPC error it ended with otherwise.
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  *Error          `json:"error,omitempty"`
+	Error  *runtime.Error  `json:"error,omitempty"`
 
 	// Replica runs the handler and renews LeaseUntil while it does; a
 	// non-terminal task whose lease lapsed lost its replica.
@@ -100,19 +102,19 @@ type TaskRecord struct {
 	LeaseUntil time.Time `json:"leaseUntil"`
 }
 
-// TaskInput is one outstanding question of a task.
-type TaskInput struct {
+// Input is one outstanding question of a task.
+type Input struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 }
 
 // Terminal reports whether the task's status can no longer change.
-func (t *TaskRecord) Terminal() bool {
-	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+func (t *Record) Terminal() bool {
+	return t.Status == Completed || t.Status == Failed || t.Status == Cancelled
 }
 
 // Clone returns a deep copy of t.
-func (t *TaskRecord) Clone() *TaskRecord {
+func (t *Record) Clone() *Record {
 	c := *t
 	c.Inputs = maps.Clone(t.Inputs)
 	c.Answers = maps.Clone(t.Answers)
@@ -123,22 +125,22 @@ func (t *TaskRecord) Clone() *TaskRecord {
 	return &c
 }
 
-// MemoryTaskStore is the in-memory TaskStore of one process. Limit bounds
+// MemoryStore is the in-memory Store of one process. Limit bounds
 // the tasks it holds (0 means 10,000); expired tasks are dropped to make
 // room, and beyond the bound CreateTask fails.
-type MemoryTaskStore struct {
+type MemoryStore struct {
 	Limit int
 
 	mu    sync.Mutex
-	tasks map[string]*memTask
+	tasks map[string]*memoryTask
 }
 
-type memTask struct {
-	rec     *TaskRecord
+type memoryTask struct {
+	rec     *Record
 	changed chan struct{} // closed and replaced at every change
 }
 
-func (m *MemoryTaskStore) limit() int {
+func (m *MemoryStore) limit() int {
 	if m.Limit <= 0 {
 		return 10_000
 	}
@@ -146,11 +148,11 @@ func (m *MemoryTaskStore) limit() int {
 }
 
 // CreateTask stores t.
-func (m *MemoryTaskStore) CreateTask(_ context.Context, t *TaskRecord) error {
+func (m *MemoryStore) CreateTask(_ context.Context, t *Record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.tasks == nil {
-		m.tasks = map[string]*memTask{}
+		m.tasks = map[string]*memoryTask{}
 	}
 	if _, dup := m.tasks[t.ID]; dup {
 		return fmt.Errorf("task %q already exists", t.ID)
@@ -166,21 +168,21 @@ func (m *MemoryTaskStore) CreateTask(_ context.Context, t *TaskRecord) error {
 			return fmt.Errorf("the task store holds %d tasks, its limit", len(m.tasks))
 		}
 	}
-	m.tasks[t.ID] = &memTask{rec: t.Clone(), changed: make(chan struct{})}
+	m.tasks[t.ID] = &memoryTask{rec: t.Clone(), changed: make(chan struct{})}
 	return nil
 }
 
-func expired(t *TaskRecord, now time.Time) bool {
+func expired(t *Record, now time.Time) bool {
 	return !t.ExpiresAt.IsZero() && now.After(t.ExpiresAt)
 }
 
-func (m *MemoryTaskStore) drop(id string, e *memTask) {
+func (m *MemoryStore) drop(id string, e *memoryTask) {
 	delete(m.tasks, id)
 	close(e.changed)
 }
 
 // live returns the unexpired task id, dropping it if it expired; under mu.
-func (m *MemoryTaskStore) live(id string) *memTask {
+func (m *MemoryStore) live(id string) *memoryTask {
 	e := m.tasks[id]
 	if e != nil && expired(e.rec, time.Now()) {
 		m.drop(id, e)
@@ -190,23 +192,23 @@ func (m *MemoryTaskStore) live(id string) *memTask {
 }
 
 // GetTask returns a copy of the task.
-func (m *MemoryTaskStore) GetTask(_ context.Context, id string) (*TaskRecord, error) {
+func (m *MemoryStore) GetTask(_ context.Context, id string) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.live(id)
 	if e == nil {
-		return nil, ErrTaskNotFound
+		return nil, ErrNotFound
 	}
 	return e.rec.Clone(), nil
 }
 
 // UpdateTask applies fn to a copy of the task and stores it.
-func (m *MemoryTaskStore) UpdateTask(_ context.Context, id string, fn func(*TaskRecord) error) (*TaskRecord, error) {
+func (m *MemoryStore) UpdateTask(_ context.Context, id string, fn func(*Record) error) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.live(id)
 	if e == nil {
-		return nil, ErrTaskNotFound
+		return nil, ErrNotFound
 	}
 	c := e.rec.Clone()
 	if err := fn(c); err != nil {
@@ -219,13 +221,13 @@ func (m *MemoryTaskStore) UpdateTask(_ context.Context, id string, fn func(*Task
 }
 
 // ListTasks pages the owner's tasks in creation order.
-func (m *MemoryTaskStore) ListTasks(_ context.Context, owner, cursor string, limit int) ([]*TaskRecord, string, error) {
-	after, afterID, err := decodeTaskCursor(cursor)
+func (m *MemoryStore) ListTasks(_ context.Context, owner, cursor string, limit int) ([]*Record, string, error) {
+	after, afterID, err := DecodeCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	m.mu.Lock()
-	var all []*TaskRecord
+	var all []*Record
 	now := time.Now()
 	for id, e := range m.tasks {
 		if expired(e.rec, now) {
@@ -237,13 +239,13 @@ func (m *MemoryTaskStore) ListTasks(_ context.Context, owner, cursor string, lim
 		}
 	}
 	m.mu.Unlock()
-	slices.SortFunc(all, compareTaskOrder)
-	return PageTasks(all, after, afterID, limit)
+	slices.SortFunc(all, compareOrder)
+	return PageRecords(all, after, afterID, limit)
 }
 
 // TaskChanged returns a channel closed at the task's next change; a task
 // that does not exist gets a closed channel.
-func (m *MemoryTaskStore) TaskChanged(_ context.Context, id string) (<-chan struct{}, func()) {
+func (m *MemoryStore) TaskChanged(_ context.Context, id string) (<-chan struct{}, func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e := m.live(id); e != nil {
@@ -254,17 +256,17 @@ func (m *MemoryTaskStore) TaskChanged(_ context.Context, id string) (<-chan stru
 	return ch, func() {}
 }
 
-func compareTaskOrder(a, b *TaskRecord) int {
+func compareOrder(a, b *Record) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
 }
 
-// PageTasks returns the page of tasks (sorted by creation time, then ID) that
+// PageRecords returns the page of tasks (sorted by creation time, then ID) that
 // follows the position (after, afterID), and the next page's cursor. Stores
 // share it to issue the same cursors.
-func PageTasks(sorted []*TaskRecord, after time.Time, afterID string, limit int) ([]*TaskRecord, string, error) {
+func PageRecords(sorted []*Record, after time.Time, afterID string, limit int) ([]*Record, string, error) {
 	if limit <= 0 {
 		limit = 100
 	}
@@ -283,19 +285,21 @@ func PageTasks(sorted []*TaskRecord, after time.Time, afterID string, limit int)
 	if len(page) > limit {
 		page = page[:limit]
 		last := page[len(page)-1]
-		next = EncodeTaskCursor(last.CreatedAt, last.ID)
+		next = EncodeCursor(last.CreatedAt, last.ID)
 	}
 	return page, next, nil
 }
 
-// EncodeTaskCursor is the tasks/list cursor of the position after the task
+// EncodeCursor is the tasks/list cursor of the position after the task
 // created at t with id.
-func EncodeTaskCursor(t time.Time, id string) string {
+func EncodeCursor(t time.Time, id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(t.UnixNano(), 10) + ":" + id))
 }
 
-// decodeTaskCursor reverses EncodeTaskCursor; "" is the start.
-func decodeTaskCursor(c string) (time.Time, string, error) {
+// DecodeCursor reverses EncodeCursor ("" is the start); a string
+// EncodeCursor did not make is ErrInvalidCursor. Stores share the two, so
+// that every store issues the same cursors.
+func DecodeCursor(c string) (time.Time, string, error) {
 	if c == "" {
 		return time.Time{}, "", nil
 	}
@@ -303,10 +307,7 @@ func decodeTaskCursor(c string) (time.Time, string, error) {
 	ns, id, ok := strings.Cut(string(b), ":")
 	n, err2 := strconv.ParseInt(ns, 10, 64)
 	if err != nil || !ok || err2 != nil || id == "" {
-		return time.Time{}, "", ErrInvalidTaskCursor
+		return time.Time{}, "", ErrInvalidCursor
 	}
 	return time.Unix(0, n), id, nil
 }
-
-// DecodeTaskCursor is decodeTaskCursor for stores in other packages.
-func DecodeTaskCursor(c string) (time.Time, string, error) { return decodeTaskCursor(c) }

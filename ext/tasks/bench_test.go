@@ -1,4 +1,4 @@
-package runtime
+package tasks_test
 
 import (
 	"context"
@@ -7,40 +7,48 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/ext/tasks"
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // BenchmarkTaskRoundTrip sets a plain 2026-07-28 tools/call beside the same
 // call run as a task: tools/call (CreateTaskResult), then tasks/get until
 // the task has completed, through the Server's handler without the network,
-// on the in-memory TaskStore. The benchmark waits for the task's end in
+// on the in-memory Store. The benchmark waits for the task's end in
 // process and then reads it with one tasks/get, as a client whose poll
 // comes after the end does; a client polls every pollIntervalMs instead.
 func BenchmarkTaskRoundTrip(b *testing.B) {
-	s := NewServer(Options{})
+	// One caller makes every task, and they are kept for their TTL: the
+	// bounds are raised so that a long run is not refused.
+	s := runtime.NewServer(runtime.Options{CallerShare: 1})
 	b.Cleanup(func() { _ = s.Close() })
-	err := s.AddTool(Tool{Name: "add", Definition: json.RawMessage(`{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},"execution":{"taskSupport":"optional"}}`),
-		Handler: func(_ context.Context, call *Call, args json.RawMessage) (*ToolResult, error) {
+	store := &tasks.MemoryStore{Limit: 1 << 20}
+	if err := tasks.Add(s, tasks.Options{Store: store, MaxTasks: 1 << 20}); err != nil {
+		b.Fatal(err)
+	}
+	err := s.AddTool(runtime.Tool{Name: "add", Definition: json.RawMessage(`{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},"execution":{"taskSupport":"optional"}}`),
+		Handler: func(_ context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
 			var in struct{ A, B int }
 			if err := json.Unmarshal(args, &in); err != nil {
 				return nil, err
 			}
-			return ContentResult(call, []Content{Text("sum")}), nil
+			return runtime.ContentResult(call, []runtime.Content{runtime.Text("sum")}), nil
 		}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := handlerOf(s)
 	do := func(b *testing.B, method, name, params, caps string) map[string]any {
 		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
 		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set(headerProtocolVersion, Version20260728)
-		r.Header.Set(headerMethod, method)
-		r.Header.Set(headerName, name)
+		r.Header.Set("MCP-Protocol-Version", runtime.Version20260728)
+		r.Header.Set("Mcp-Method", method)
+		r.Header.Set("Mcp-Name", name)
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		s.ServeHTTP(w, r)
 		var m struct {
 			Result map[string]any `json:"result"`
 		}
@@ -71,8 +79,8 @@ func BenchmarkTaskRoundTrip(b *testing.B) {
 			// Wait for the end in process (a client would sleep
 			// pollIntervalMs), then read it with one tasks/get.
 			for {
-				ch, done := s.tasks.store.TaskChanged(context.Background(), id)
-				rec, err := s.tasks.store.GetTask(context.Background(), id)
+				ch, done := store.TaskChanged(context.Background(), id)
+				rec, err := store.GetTask(context.Background(), id)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -84,7 +92,7 @@ func BenchmarkTaskRoundTrip(b *testing.B) {
 				done()
 			}
 			gets++
-			if g := do(b, "tasks/get", id, `"taskId":"`+id+`"`, caps); g["status"] != TaskCompleted {
+			if g := do(b, "tasks/get", id, `"taskId":"`+id+`"`, caps); g["status"] != tasks.Completed {
 				b.Fatal(g)
 			}
 		}
