@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -66,6 +67,11 @@ type Extension struct {
 	// an error refuses the request with it (a *Error as it is). Members no
 	// extension defines are left out of the acknowledgement.
 	ListenFilter func(req *MethodRequest, raw json.RawMessage) error
+	// Notifications handle client notifications, by method, in every era
+	// and transport: those the extension defines, and core ones it acts
+	// on too (notifications/roots/list_changed). The runtime's own
+	// handling of a core notification comes first.
+	Notifications map[string]NotificationHandler
 	// SessionEnded, when set, is told that a legacy session ended (DELETE,
 	// idle expiry, ended on another replica, or the server closed without
 	// a shared session store): what the extension keeps for the session
@@ -275,6 +281,12 @@ func (e Extension) compile() (*extension, error) {
 	}
 	e.Versions = slices.Clone(e.Versions)
 	e.Methods = slices.Clone(e.Methods)
+	e.Notifications = maps.Clone(e.Notifications)
+	for method, h := range e.Notifications {
+		if method == "" || h == nil {
+			return nil, fmt.Errorf("extension %q: a notification handler needs a method and a function", e.ID)
+		}
+	}
 	x := &extension{Extension: e, settings: settings}
 	seen := map[string]bool{}
 	for _, m := range e.Methods {

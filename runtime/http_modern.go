@@ -40,8 +40,9 @@ func (t *httpTransport) serveModernHTTP(w http.ResponseWriter, r *http.Request, 
 	refuse := func(id json.RawMessage, e *Error) { out.finish(encodeError(id, e), http.StatusBadRequest) }
 	switch {
 	case msg.isNotification():
-		// 2026-07-28 has no client notification that means anything over
-		// HTTP (cancellation is closing the response stream).
+		// The core acts on no 2026-07-28 notification over HTTP
+		// (cancellation is closing the response stream); extensions may.
+		t.d.clientNotification(r.Context(), notificationOf(r.Context(), msg, Version20260728, ""))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case !msg.isRequest():

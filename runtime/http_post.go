@@ -105,7 +105,7 @@ func (t *httpTransport) serveMessages(w http.ResponseWriter, r *http.Request, se
 		case bad[i] != nil || m.isRequest():
 			requests++
 		case m.isNotification():
-			t.sessions.serveNotification(sess, m)
+			t.sessions.serveNotification(r.Context(), sess, m)
 		default:
 			res, err := t.sessions.serveAnswer(sess, m)
 			switch {

@@ -33,4 +33,5 @@ const (
 	methodPromptsListChanged   = "notifications/prompts/list_changed"
 	methodResourcesListChanged = "notifications/resources/list_changed"
 	methodResourceUpdated      = "notifications/resources/updated"
+	methodRootsListChanged     = "notifications/roots/list_changed"
 )

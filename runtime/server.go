@@ -87,6 +87,7 @@ func NewServer(opts Options) *Server {
 	s.sessions = newSessionTable(opts, logger, base, &s.closing)
 	s.sessions.icpt = d.icpt
 	s.sessions.ended = d.sessionEnded
+	s.sessions.notified = d.clientNotification
 	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions, changed: d.changed}
 	s.features.changed = d.changed
 	d.announce = s.changes

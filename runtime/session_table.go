@@ -26,6 +26,9 @@ type sessionTable struct {
 	pending PendingRouter
 	events  EventStore
 	icpt    *interceptors // session and stream events; nil when none
+	// notified hands a client notification to the extensions
+	// (Extension.Notifications).
+	notified func(ctx context.Context, n *ClientNotification)
 	// ended tells the extensions that a session ended (Extension.SessionEnded).
 	ended   func(id string)
 	base    context.Context
@@ -363,8 +366,10 @@ func cutUTF8(s string) string {
 	return s
 }
 
-// serveNotification handles a client notification of a legacy session.
-func (t *sessionTable) serveNotification(sess *session, msg *message) {
+// serveNotification handles a client notification of a legacy session:
+// the core's part (coreNotifications), then the extensions'.
+func (t *sessionTable) serveNotification(ctx context.Context, sess *session, msg *message) {
+	defer t.notified(ctx, notificationOf(ctx, msg, sess.version(), sess.id))
 	switch msg.Method {
 	case methodInitialized:
 		if err := sess.update(sess.ctx, func(st *SessionState) { st.Initialized = true }); err != nil {

@@ -121,6 +121,8 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		switch {
 		case bad[i] != nil:
 			c.reply(m.ID, bad[i])
+		case !c.legacy && t.isModernStdio(m) && m.isNotification():
+			c.modernNotification(ctx, m)
 		case !c.legacy && t.isModernStdio(m):
 			c.serveModern(m)
 		case m.Method == methodInitialize && m.isRequest():
@@ -135,7 +137,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 				t.legacy.serve(context.WithoutCancel(ctx), sess, m, c.out, nil)
 			}()
 		case m.isNotification():
-			t.sessions.serveNotification(sess, m)
+			t.sessions.serveNotification(ctx, sess, m)
 		default:
 			if res, _ := t.sessions.serveAnswer(sess, m); res != Delivered {
 				t.sessions.logger.LogAttrs(ctx, slog.LevelWarn, "answer refused", slog.String("session", sess.id),
@@ -183,6 +185,18 @@ func (c *stdioConn) serveModern(m *message) {
 		}
 		c.t.serveModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
 	}()
+}
+
+// modernNotification handles a 2026-07-28 client notification read on
+// stdio: a notifications/cancelled cancels the request it names, as in a
+// session; every one reaches the extensions.
+func (c *stdioConn) modernNotification(ctx context.Context, m *message) {
+	if m.Method == methodCancelled {
+		if id := m.params().RequestID; validID(id) {
+			c.sess.cancelLocal(id)
+		}
+	}
+	c.t.d.clientNotification(ctx, notificationOf(ctx, m, Version20260728, ""))
 }
 
 // isModernStdio reports whether a message read on stdio belongs to the
