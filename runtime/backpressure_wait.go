@@ -37,6 +37,7 @@ type backpressureWait struct {
 	refusing bool          // no more requests or notifications, only final responses
 	room     chan struct{} // closed when room frees or the stream finishes; nil when nobody waits
 	avail    chan struct{} // closed when a frame arrives or the stream finishes; nil when nobody waits
+	ended    chan struct{} // closed when the stream finishes; made by finishedChan
 }
 
 func newBackpressureWait(size int) *backpressureWait {
@@ -155,7 +156,24 @@ func (b *backpressureWait) finish() {
 		close(b.room)
 		b.room = nil
 	}
+	if b.ended != nil {
+		close(b.ended)
+	}
 	b.signalAvail()
+}
+
+// finishedChan is closed once the stream finishes (or abandoned): a sender
+// that holds the stream open for long learns that nobody will read it.
+func (b *backpressureWait) finishedChan() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended == nil {
+		b.ended = make(chan struct{})
+		if b.finished {
+			close(b.ended)
+		}
+	}
+	return b.ended
 }
 
 // refuse ends the stream for everything but the final responses still

@@ -95,7 +95,8 @@
 //   - dispatch: method_table.go (dispatcher, one row per method),
 //     method_<family>.go, method_scopes.go (the rows' authorization rules),
 //     listen.go, extension.go, extension_hooks.go, extension_host.go,
-//     detached_call.go, describe.go, client_notifications.go.
+//     detached_call.go, describe.go, client_notifications.go,
+//     extension_stream.go.
 //   - features: feature_registry.go, feature_lists.go, prompt.go,
 //     resource.go, completion.go.
 //   - core seams: era.go (the era interface, request, outcome),

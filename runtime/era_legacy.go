@@ -123,15 +123,26 @@ func (l legacyResponseStream) notify(ctx context.Context, method string, params 
 
 func (l legacyResponseStream) canStream() bool { return l.st != nil && l.st.sse }
 
-// keepAlive does nothing: the stream's writer sends keep-alive comments
-// while it waits (Options.KeepAlive), and a pipe needs none. A stream
-// nobody will write any more has ended.
+// keepAlive makes the POST's response an event stream now, if it is not
+// one yet (an upgrade marker, as StreamAfter queues); from then on its
+// writer sends keep-alive comments while it waits (Options.KeepAlive), and
+// a pipe needs none. A stream nobody will write any more has ended.
 func (l legacyResponseStream) keepAlive() error {
 	if l.st == nil || l.st.q.drained() {
 		return errStreamFinished
 	}
+	if l.st.startWriter != nil {
+		l.st.writerOnce.Do(l.st.startWriter)
+	}
+	if !l.st.stdio {
+		l.st.q.tryPush(frame{})
+	}
 	return nil
 }
+
+// ended is closed once the stream is finished or given up (its client left
+// and did not resume it within Options.ResumeWindow).
+func (l legacyResponseStream) ended() <-chan struct{} { return l.st.q.finishedChan() }
 
 // toolResult wraps structured output that is not an object: the 2025
 // revisions define structuredContent as "an optional JSON object".

@@ -132,6 +132,16 @@ type Method struct {
 	// its text. A panic in Serve or Authorize is recovered and logged, and
 	// the request is answered with an internal error (-32603).
 	Serve func(ctx context.Context, req *MethodRequest) (*MethodResult, error)
+	// Stream, instead of Serve, holds a long-lived request open on its
+	// own response stream (Stream, extension_stream.go: an event stream in
+	// both eras, lines over stdio): it sends notifications with s.Send
+	// until the client goes away (ctx ends; nothing more is sent) or the
+	// server shuts down gracefully (s.Closing; its result is the stream's
+	// last message). The request takes a stream slot of
+	// Options.MaxGETStreams (its caller's share; 429 past it) rather than
+	// a call slot, and a client that accepts no event stream gets 406. It
+	// cannot be MultiRoundTrip.
+	Stream func(ctx context.Context, req *MethodRequest, s *Stream) (*MethodResult, error)
 }
 
 // AuthRule names the target of a request and the scopes it requires.
@@ -297,8 +307,10 @@ func (e Extension) compile() (*extension, error) {
 			return nil, fmt.Errorf("extension %q: method %q is listed twice", e.ID, m.Name)
 		case m.Authorize == nil:
 			return nil, fmt.Errorf("extension %q: method %q has no Authorize rule (NoScopes if it needs no scope)", e.ID, m.Name)
-		case m.Serve == nil:
-			return nil, fmt.Errorf("extension %q: method %q has no Serve function", e.ID, m.Name)
+		case (m.Serve == nil) == (m.Stream == nil):
+			return nil, fmt.Errorf("extension %q: method %q has no Serve function (give it Serve, or Stream for a long-lived request, not both)", e.ID, m.Name)
+		case m.Stream != nil && m.MultiRoundTrip:
+			return nil, fmt.Errorf("extension %q: method %q is a Stream, which cannot end in an input_required round (MultiRoundTrip)", e.ID, m.Name)
 		}
 		seen[m.Name] = true
 		versions := m.Versions
@@ -340,6 +352,10 @@ func (m Method) row(ext string, versions []string) methodRow {
 			return "", nil, asError(err)
 		}
 		return target, scopes, nil
+	}
+	if m.Stream != nil {
+		m.streamRow(ext, &r)
+		return r
 	}
 	r.serve = func(d *dispatcher, ctx context.Context, rq *request) (o outcome) {
 		defer func() {

@@ -90,14 +90,24 @@ func (c *Conn) Call(t *testing.T, method string, params map[string]any) Message 
 	return c.send(t, method, params, nil).Message
 }
 
-// RequestLine encodes one request, with params._meta when meta is not nil.
+// RequestLine encodes one request, with meta's members added to
+// params._meta when meta is not nil.
 func RequestLine(id any, method string, params, meta map[string]any) []byte {
 	p := map[string]any{}
 	for k, v := range params {
 		p[k] = v
 	}
 	if meta != nil {
-		p["_meta"] = meta
+		merged := map[string]any{}
+		if own, ok := p["_meta"].(map[string]any); ok {
+			for k, v := range own {
+				merged[k] = v
+			}
+		}
+		for k, v := range meta {
+			merged[k] = v
+		}
+		p["_meta"] = merged
 	}
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": p})
 	if err != nil {
