@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -198,6 +200,38 @@ func (c *catalog) add(s *Skill) error {
 	c.entries = append(c.entries, e)
 	c.byURI[runtime.NormalizeURI(e.uri)] = e
 	return nil
+}
+
+// merge is a catalog of a's skills then b's (b built with the same
+// Options): a skill, or a file of a folder, in both is an error.
+func (a *catalog) merge(b *catalog) (*catalog, error) {
+	c := &catalog{entries: append(slices.Clone(a.entries), b.entries...), byURI: maps.Clone(a.byURI), dirs: map[string]*dir{},
+		pageSize: a.pageSize, cache: a.cache, private: a.private}
+	for k, e := range b.byURI {
+		if _, dup := c.byURI[k]; dup {
+			return nil, fmt.Errorf("skill %s is registered twice", e.uri)
+		}
+		c.byURI[k] = e
+	}
+	for k, d := range a.dirs {
+		c.dirs[k] = d
+	}
+	for k, d := range b.dirs {
+		have := c.dirs[k]
+		if have == nil {
+			c.dirs[k] = d
+			continue
+		}
+		both := &dir{scopes: have.scopes, children: slices.Concat(have.children, d.children)}
+		sort.Slice(both.children, func(i, j int) bool { return both.children[i].name < both.children[j].name })
+		for i := 1; i < len(both.children); i++ {
+			if both.children[i].name == both.children[i-1].name {
+				return nil, fmt.Errorf("folder %s has %s twice", k, both.children[i].name)
+			}
+		}
+		c.dirs[k] = both
+	}
+	return c, nil
 }
 
 // staticFile reads a static file from the skill's FS and checks it against

@@ -100,19 +100,51 @@ const defaultPageSize = 50
 // Register serves the skills on s: every file as a resource, and the
 // extension's methods. It fails when a skill is malformed, when a static
 // file's bytes differ from its published size and digest, or when a URI is
-// taken.
+// taken; then nothing of skills is added. Register may run once per
+// package that has skills (each generated package calls it): the skills
+// of a later call join those of the first, served by the one extension,
+// which needs the same Options every time.
 func Register(s *runtime.Server, skills []Skill, opts Options) error {
 	c, err := newCatalog(skills, opts)
 	if err != nil {
 		return err
 	}
+	reg, err := registered(s, opts)
+	if err != nil {
+		return err
+	}
+	merged := c
+	if reg != nil {
+		if merged, err = reg.current().merge(c); err != nil {
+			return fmt.Errorf("skills: %w; nothing of these skills was added", err)
+		}
+	}
+	taken := map[string]bool{}
+	for _, def := range s.Describe().Resources {
+		var r struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(def, &r) == nil {
+			taken[runtime.NormalizeURI(r.URI)] = true
+		}
+	}
 	for _, r := range c.resources {
-		if err := s.AddResource(r); err != nil {
+		if taken[runtime.NormalizeURI(r.URI)] {
+			return fmt.Errorf("skills: resource %q is already registered; nothing of these skills was added", r.URI)
+		}
+	}
+	if reg == nil {
+		reg = &registry{opts: optionsKey(opts)}
+		reg.cat.Store(c)
+		if err := s.AddExtension(reg.extension(opts)); err != nil {
 			return fmt.Errorf("skills: %w", err)
 		}
 	}
-	if err := s.AddExtension(c.extension(opts)); err != nil {
-		return fmt.Errorf("skills: %w", err)
+	for _, r := range c.resources {
+		if err := s.AddResource(r); err != nil {
+			return fmt.Errorf("skills: %w", err) // checked above: only a registration racing this one gets here
+		}
 	}
+	reg.cat.Store(merged)
 	return nil
 }
