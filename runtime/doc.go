@@ -96,7 +96,7 @@
 //     method_<family>.go, method_scopes.go (the rows' authorization rules),
 //     listen.go, extension.go, extension_hooks.go, extension_host.go,
 //     detached_call.go, describe.go, client_notifications.go,
-//     extension_stream.go.
+//     extension_stream.go, extension_routes.go.
 //   - features: feature_registry.go, feature_lists.go, prompt.go,
 //     resource.go, completion.go.
 //   - core seams: era.go (the era interface, request, outcome),

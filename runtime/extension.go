@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -78,6 +79,15 @@ type Extension struct {
 	// must go. It runs on the goroutine that ended the session; it must not
 	// block.
 	SessionEnded func(sessionID string)
+	// Routes are HTTP handlers the Server serves beside the MCP endpoint,
+	// by http.ServeMux pattern ("GET /.well-known/mcp/server-card.json"),
+	// before anything of MCP runs: the Origin and Host checks and bearer
+	// authentication of the endpoint do not apply, so a route that is not
+	// public checks its callers itself. Serve and ListenAndServe mount
+	// them; a Server on a mux of the user's needs Server.Routes mounted
+	// too. A pattern that conflicts with another extension's, or would
+	// take /mcp or the metadata document, is an error.
+	Routes map[string]http.Handler
 	// Init, when set, runs once as AddExtension adds the extension, before
 	// any request reaches it: h is what the server lends an extension (its
 	// logger, its lifetime, shares of its bounds, a description of what it
@@ -292,6 +302,7 @@ func (e Extension) compile() (*extension, error) {
 	e.Versions = slices.Clone(e.Versions)
 	e.Methods = slices.Clone(e.Methods)
 	e.Notifications = maps.Clone(e.Notifications)
+	e.Routes = maps.Clone(e.Routes)
 	for method, h := range e.Notifications {
 		if method == "" || h == nil {
 			return nil, fmt.Errorf("extension %q: a notification handler needs a method and a function", e.ID)
@@ -509,12 +520,21 @@ func (d *dispatcher) addExtension(x *extension, init func() error) error {
 		}
 		next[r.name] = r
 	}
+	reserved := []string{"/mcp"}
+	if d.auth != nil {
+		reserved = append(reserved, d.auth.metadataPath)
+	}
+	routes, err := d.routes.Load().withRoutes(x, reserved)
+	if err != nil {
+		return err
+	}
 	if init != nil {
 		if err := init(); err != nil {
 			return fmt.Errorf("extension %q: %w", x.ID, err)
 		}
 	}
 	d.methods.Store(&next)
+	d.routes.Store(routes)
 	exts := append(slices.Clone(have), x)
 	d.extensions.Store(&exts)
 	return nil

@@ -53,6 +53,10 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.auth.serveResourceMetadata(w, r)
 		return
 	}
+	if h := t.d.route(r); h != nil {
+		h.ServeHTTP(w, r) // an extension's route (Extension.Routes)
+		return
+	}
 	if !t.originAllowed(r) {
 		o := headerText(r.Header.Get("Origin"))
 		writeError(w, http.StatusForbidden, nil, &Error{Code: CodeInvalidRequest, Message: "forbidden: Origin " + o +

@@ -52,7 +52,7 @@ var tiers = []tier{
 		"method_table.go", "method_lifecycle.go", "method_tools.go", "method_prompts.go",
 		"method_resources.go", "method_completion.go", "method_scopes.go",
 		"listen.go", "extension.go", "extension_hooks.go", "extension_host.go", "detached_call.go", "describe.go",
-		"client_notifications.go", "extension_stream.go",
+		"client_notifications.go", "extension_stream.go", "extension_routes.go",
 	}},
 	{"features", []string{
 		// What the server offers: the registry and its lists.

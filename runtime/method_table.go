@@ -123,7 +123,8 @@ type dispatcher struct {
 	methods    atomic.Pointer[methodTable] // replaced, never changed, when an extension is added
 	mu         sync.Mutex                  // serializes addExtension
 	extensions atomic.Pointer[[]*extension]
-	changes    changeListeners // Host.OnChange
+	routes     atomic.Pointer[routeTable] // the extensions' HTTP routes; nil when none
+	changes    changeListeners            // Host.OnChange
 	detached   sync.WaitGroup  // detached calls and Host.Go goroutines, which Close waits for
 }
 

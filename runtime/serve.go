@@ -31,6 +31,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if p := s.ProtectedResourceMetadataPath(); p != "" {
 		mux.Handle(p, s)
 	}
+	// The extensions' routes, also those added after Serve started.
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := s.d.route(r); h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	}))
 	// No ReadTimeout or WriteTimeout: both would cut long response streams.
 	// The body has its own deadline (readBody, BodyReadTimeout).
 	srv := &http.Server{Handler: mux,

@@ -146,6 +146,24 @@ func (s *Server) ProtectedResourceMetadataPath() string {
 	return s.d.auth.metadataPath
 }
 
+// Routes are the patterns (http.ServeMux) of what the Server answers
+// besides its MCP endpoint: the extensions' routes (Extension.Routes) and
+// the Protected Resource Metadata (with Options.Auth). Serve and
+// ListenAndServe route them; a Server mounted on another mux needs each
+// routed to it too:
+//
+//	mux.Handle("/mcp", srv)
+//	for _, p := range srv.Routes() {
+//		mux.Handle(p, srv)
+//	}
+func (s *Server) Routes() []string {
+	routes := s.d.routePatterns()
+	if p := s.ProtectedResourceMetadataPath(); p != "" {
+		routes = append(routes, p)
+	}
+	return routes
+}
+
 // AddPrompt registers a prompt: it reads the arguments of its Definition
 // and compiles the forms of its elicitations. Adding a name twice is an
 // error.
