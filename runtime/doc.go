@@ -106,7 +106,7 @@
 //   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go,
 //     content.go, elicitation.go, url_elicitation.go, sampling.go,
 //     errors.go, version.go, optional.go, auth.go, jsonrpc.go,
-//     request_params.go, method_names.go, sse_writer.go.
+//     request_params.go, method_names.go, sse_writer.go, paging.go.
 //
 // # For contributors: a request's way through the package
 //

@@ -97,7 +97,9 @@ func TestExtensionRoutesAreChecked(t *testing.T) {
 	if err := s.AddExtension(Extension{ID: "x.example/a", Routes: map[string]http.Handler{"GET /card": cardRoute("a")}}); err != nil {
 		t.Fatal(err)
 	}
-	ok := func(context.Context, *MethodRequest) (*MethodResult, error) { return &MethodResult{Result: struct{}{}}, nil }
+	ok := func(context.Context, *MethodRequest) (*MethodResult, error) {
+		return &MethodResult{Result: struct{}{}}, nil
+	}
 	for _, tc := range []struct {
 		routes map[string]http.Handler
 		want   string

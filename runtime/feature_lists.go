@@ -2,10 +2,8 @@ package runtime
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 )
 
 // The lists of a server's features are paged (Options.PageSize per page,
@@ -236,19 +234,8 @@ func encodePages(key string, defs [][]byte, size int) [][]byte {
 	return pages
 }
 
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset)))
-}
-
 // pageIndex decodes a list cursor into the index of its page.
 func pageIndex(method string, cursor *string, size int) (int, *Error) {
-	if cursor == nil {
-		return 0, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(*cursor)
-	n, err2 := strconv.Atoi(string(b))
-	if err != nil || err2 != nil || n <= 0 || n%size != 0 {
-		return 0, NewError(CodeInvalidParams, "%s: invalid cursor", method)
-	}
-	return n / size, nil
+	n, e := pageStart(method, cursor, size)
+	return n / size, e
 }

@@ -125,7 +125,7 @@ type dispatcher struct {
 	extensions atomic.Pointer[[]*extension]
 	routes     atomic.Pointer[routeTable] // the extensions' HTTP routes; nil when none
 	changes    changeListeners            // Host.OnChange
-	detached   sync.WaitGroup  // detached calls and Host.Go goroutines, which Close waits for
+	detached   sync.WaitGroup             // detached calls and Host.Go goroutines, which Close waits for
 }
 
 // methodTable is a Server's rows by name: the core methods and those of

@@ -195,7 +195,7 @@ func (o Options) withDefaults() Options {
 		o.StreamBuffer = 64
 	}
 	if o.PageSize <= 0 {
-		o.PageSize = 100
+		o.PageSize = defaultPageSize
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = 10_000

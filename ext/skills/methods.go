@@ -1,9 +1,7 @@
 package skills
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"strconv"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -44,7 +42,7 @@ func (c *catalog) list(params json.RawMessage, filtered bool, visible func(scope
 	if filtered {
 		cache = &c.private
 	}
-	page, next, err := c.page("skills/list", p.Cursor, shown)
+	page, next, err := runtime.Page("skills/list", shown, p.Cursor, c.pageSize)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,7 +111,7 @@ func (c *catalog) readDirectory(params json.RawMessage) (json.RawMessage, error)
 	for i, ch := range d.children {
 		defs[i] = ch.def
 	}
-	page, next, err := c.page("resources/directory/read", p.Cursor, defs)
+	page, next, err := runtime.Page("resources/directory/read", defs, p.Cursor, c.pageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -121,24 +119,4 @@ func (c *catalog) readDirectory(params json.RawMessage) (json.RawMessage, error)
 		Resources  []json.RawMessage `json:"resources"`
 		NextCursor string            `json:"nextCursor,omitempty"`
 	}{page, next})
-}
-
-// page cuts one page out of items. A cursor is the offset of its page,
-// base64url-encoded; a cursor that is not one this server made is -32602.
-func (c *catalog) page(method string, cursor *string, items []json.RawMessage) ([]json.RawMessage, string, error) {
-	start := 0
-	if cursor != nil {
-		b, err := base64.RawURLEncoding.DecodeString(*cursor)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n <= 0 || n%c.pageSize != 0 || n >= len(items) {
-			return nil, "", runtime.NewError(runtime.CodeInvalidParams, "%s: invalid cursor", method)
-		}
-		start = n
-	}
-	end := min(start+c.pageSize, len(items))
-	next := ""
-	if end < len(items) {
-		next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
-	}
-	return items[start:end], next, nil
 }
