@@ -9,11 +9,11 @@ import (
 	"sync"
 )
 
-// A server-wide bound (tasks kept, task result bytes, open streams, calls
-// running) protects the process; a caller's share of it protects the other
-// callers. Without shares one client could take a whole bound (10,000 tasks
-// in a second) and every other client would be refused until its tasks
-// expired. Each caller may hold at most Options.CallerShare of each bound,
+// A server-wide bound (open streams, calls running, and what extensions
+// keep for their callers: Host.NewShare) protects the process; a caller's
+// share of it protects the other callers. Without shares one client could
+// take a whole bound (10,000 kept jobs in a second) and every other client
+// would be refused until its jobs expired. Each caller may hold at most Options.CallerShare of each bound,
 // so a hostile or runaway client runs into its own limit while the others
 // keep being served.
 //
@@ -32,7 +32,7 @@ const CodeLimitExceeded = -32004
 // of it.
 type callerShare struct {
 	bound string // the option that sets it, e.g. "Options.MaxConcurrentCalls"
-	unit  string // "tasks", "bytes", ...
+	unit  string // "calls running", "bytes", ...
 	total int64  // <= 0: no bound
 	each  int64  // a caller's share
 

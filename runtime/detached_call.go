@@ -12,12 +12,13 @@ import (
 )
 
 // A tools/call may go on after its request was answered: a ToolCallHook
-// (the tasks extension's) detaches it, the request answers with whatever
-// the hook says (the created task), and the handler runs on in a
+// (an extension that runs long calls as jobs the client polls) detaches
+// it, the request answers with whatever the hook says (the created job),
+// and the handler runs on in a
 // goroutine of its own, on the server's lifetime rather than the
 // request's. Its Call talks through a Relay the hook provides, since the
 // request's own stream is gone: the relay parks its questions where the
-// client will find them (a task's inputRequests) and carries or drops its
+// client will find them (the job's pending questions) and carries or drops its
 // notifications. The handler keeps the slot of Options.MaxConcurrentCalls
 // it took, from its caller's share, until it returns; Server.Close waits
 // for it (up to Options.ShutdownTimeout) once the server's end has ended
@@ -44,7 +45,7 @@ type Detachment struct {
 	// AfterAnswers runs the handler in a 2026-07-28 request as that
 	// round's plain call until it has taken every answer the round
 	// carried, and detaches it only then (SEP-2663: a call resolves its
-	// questions in input_required rounds before it becomes a task). A
+	// questions in input_required rounds before it runs on as a job). A
 	// handler that asks what the round did not answer, or returns, first
 	// ends the round as a plain call would. In a legacy session, or
 	// without it, the handler detaches at once.

@@ -131,7 +131,8 @@ func (e *Elicitation) decodeAnswer(content json.RawMessage, dst any) error {
 // a server-to-client request of method (elicitation/create,
 // sampling/createMessage, roots/list): nil when it is well formed. The
 // runtime checks every answer a Call takes; an extension that takes
-// answers itself (a task's tasks/update) checks them with it.
+// answers itself (a method of its own that carries them) checks them with
+// it.
 func CheckAnswer(method string, result json.RawMessage) error {
 	return checkAnswerShape(method, result)
 }

@@ -15,8 +15,8 @@ import (
 )
 
 // MCP grows through extensions that a server declares in
-// capabilities.extensions (and a client in its own capabilities): tasks,
-// skills, MCP Apps, events, server cards. An extension is a package that
+// capabilities.extensions (and a client in its own capabilities): long-running
+// jobs, skills, MCP Apps, events, server cards. An extension is a package that
 // plugs into the runtime through one seam, Server.AddExtension: it is
 // declared in the capabilities of the protocol versions it names
 // (initialize in a legacy session, server/discover in 2026-07-28), its
@@ -47,20 +47,20 @@ type Extension struct {
 
 	// Declared, when set, says whether the capabilities of version (one of
 	// Versions) declare the extension now: an extension with nothing to
-	// offer yet (tasks, until some tool may run as a task) stays out of
+	// offer yet (until a tool it serves is registered) stays out of
 	// them. It is asked for every initialize and server/discover, so it
 	// must be quick. nil declares it in every version of Versions.
 	Declared func(version string) bool
 	// LegacyCapability, when set, is a capability member of the
 	// extension's own that the initialize result of a legacy session of
-	// version carries beside capabilities.extensions (2025-11-25's tasks
-	// capability, "tasks"); ok false adds none. It is asked for every
+	// version carries beside capabilities.extensions (an extension that
+	// 2025-11-25 made a capability of its own); ok false adds none. It is asked for every
 	// legacy version, whatever Versions says, and must not name a member
 	// the core declares (tools, prompts, resources, completions, logging,
 	// extensions).
 	LegacyCapability func(version string) (key string, value json.RawMessage, ok bool)
 	// ToolCalls, when set, has a say in every tools/call (ToolCallHook):
-	// the tasks extension runs a call as a task there.
+	// an extension that runs long calls as jobs detaches them there.
 	ToolCalls ToolCallHook
 	// ListenFilter, when set, checks the members of a 2026-07-28
 	// subscriptions/listen request's params.notifications that the
@@ -118,7 +118,8 @@ type Method struct {
 	// req.ProtocolVersion may be empty there.
 	Authorize AuthRule
 	// NameParam is the member of params, a string, that a 2026-07-28
-	// request's Mcp-Name header must repeat ("taskId" for tasks/get): the
+	// request's Mcp-Name header must repeat (the ID of what the method
+	// reads, say): the
 	// HTTP transport refuses a mismatch with -32020, as it does for
 	// tools/call's name. "" checks no Mcp-Name.
 	NameParam string
@@ -239,7 +240,7 @@ type MethodResult struct {
 	// cacheScope); nil sends none.
 	Cache *CacheHint
 	// ResultType is the 2026-07-28 resultType of a result the extension
-	// defines ("task"); "" is "complete". "input_required" is the
+	// defines; "" is "complete". "input_required" is the
 	// runtime's own (MultiRoundTrip). Legacy results carry none.
 	ResultType string
 	// Meta are members of the 2026-07-28 result's _meta, beside the
@@ -347,7 +348,11 @@ func (e Extension) compile() (*extension, error) {
 // -32603 and the server serves on), and unless it declares itself cheap
 // it takes a slot of MaxConcurrentCalls like any handler.
 func (m Method) row(ext string, versions []string) methodRow {
-	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions), handler: !m.Cheap, nameMember: m.NameParam}
+	r := methodRow{name: m.Name, eras: erasOf(versions), versions: slices.Clone(versions), nameMember: m.NameParam,
+		cost: runsHandler, capability: "extensions"}
+	if m.Cheap {
+		r.cost = bookkeeping
+	}
 	if m.MultiRoundTrip {
 		r.params = roundParams
 	}

@@ -18,21 +18,21 @@ import (
 // called once the tool is found and its arguments are validated, before
 // its handler runs, with the call as call describes it: (nil, nil) lets the
 // call run as usual; a result (or an error) answers the tools/call instead.
-// A hook that wants the handler to run away from the request (the tasks
-// extension runs a call as a task) calls call.Detach. The hooks of several
+// A hook that wants the handler to run away from the request (as a job
+// the client polls) calls call.Detach. The hooks of several
 // extensions are asked in the order the extensions were added; the first
 // to answer wins.
 type ToolCallHook func(ctx context.Context, call *ToolCallRequest) (*MethodResult, error)
 
 // ToolCallRequest is a tools/call as a ToolCallHook sees it: the request
-// (its raw params, such as 2025-11-25's params.task, its era, session,
+// (its raw params, with any member an extension defines, its era, session,
 // principal and caller), the tool and its validated arguments.
 type ToolCallRequest struct {
 	*MethodRequest
 	// Tool is the tool's name.
 	Tool string
 	// Definition is the tool's definition as registered (compacted), with
-	// its execution member (taskSupport) and its _meta.
+	// its execution member and its _meta.
 	Definition json.RawMessage
 	// Arguments are the call's arguments, validated against the tool's
 	// inputSchema.

@@ -62,7 +62,7 @@ func (h *Host) RequestTimeout() time.Duration { return h.opts.requestTimeout }
 
 // NewShare bounds a resource the extension keeps to total units (at most
 // 0: no bound), each caller its Options.CallerShare of them. bound names
-// the option the extension takes total from ("tasks.Options.MaxTasks") in
+// the option the extension takes total from ("jobs.Options.MaxJobs") in
 // the error that refuses a caller past it; unit names what is counted.
 func (h *Host) NewShare(bound, unit string, total int64) *Share {
 	return &Share{c: newCallerShare(bound, unit, total, h.opts.callerShare)}

@@ -48,7 +48,7 @@ var errStreamGone = &Error{Code: CodeInternalError, Message: "the stream ended: 
 
 // streamRow makes the row of a Stream method serve it.
 func (m Method) streamRow(ext string, r *methodRow) {
-	r.handler = false // it takes a stream slot instead
+	r.cost = bookkeeping // it takes a stream slot instead
 	r.serve = func(d *dispatcher, ctx context.Context, rq *request) (o outcome) {
 		defer func() {
 			if v := recover(); v != nil {

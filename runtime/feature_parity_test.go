@@ -106,51 +106,48 @@ func registerFeatures(t *testing.T, s *Server) {
 // differs by era, is TestResourceNotFoundPerEra).
 func TestFeatureParity(t *testing.T) {
 	noLeaks(t)
-	cases := []struct {
-		name   string
-		method string
-		params map[string]any
-		want   string
-	}{
-		{"prompts/list", "prompts/list", nil, "result"},
-		{"prompts/list bad cursor", "prompts/list", map[string]any{"cursor": "nope"}, "-32602"},
-		{"get", "prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"who": "ann"}}, "result"},
-		{"get with content blocks", "prompts/get", map[string]any{"name": "media"}, "result"},
-		{"get missing argument", "prompts/get", map[string]any{"name": "greet"}, "-32602"},
-		{"get argument not a string", "prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"who": 1}}, "-32602"},
-		{"get unknown prompt", "prompts/get", map[string]any{"name": "nope"}, "-32602"},
-		{"get without name", "prompts/get", map[string]any{}, "-32602"},
-		{"get handler error", "prompts/get", map[string]any{"name": "broken"}, "-32603"},
-		{"get handler panic", "prompts/get", map[string]any{"name": "panics"}, "-32603"},
-		{"get elicits without the capability", "prompts/get", map[string]any{"name": "asks"}, "-32021"},
-		{"resources/list", "resources/list", nil, "result"},
-		{"resources/templates/list", "resources/templates/list", nil, "result"},
-		{"read text", "resources/read", map[string]any{"uri": "test://doc"}, "result"},
-		{"read blob", "resources/read", map[string]any{"uri": "test://blob"}, "result"},
-		{"read template", "resources/read", map[string]any{"uri": "notes://ann/a/b%20c.md?rev=3"}, "result"},
-		{"read without uri", "resources/read", map[string]any{}, "-32602"},
-		{"read uri not a string", "resources/read", map[string]any{"uri": 3}, "-32602"},
-		{"read elicits without the capability", "resources/read", map[string]any{"uri": "test://asks"}, "-32021"},
-		{"complete prompt argument", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"},
-			"argument": map[string]any{"name": "who", "value": "al"}, "context": map[string]any{"arguments": map[string]any{"tone": "!"}}}, "result"},
-		{"complete argument without handler", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"},
-			"argument": map[string]any{"name": "tone", "value": ""}}, "result"},
-		{"complete template variable", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "notes://{owner}/{+path}{?rev}"},
-			"argument": map[string]any{"name": "owner", "value": "a"}}, "result"},
-		{"complete fixed resource", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "test://doc"},
-			"argument": map[string]any{"name": "x", "value": "a"}}, "result"},
-		{"complete unknown prompt", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "nope"},
-			"argument": map[string]any{"name": "who", "value": "a"}}, "-32602"},
-		{"complete unknown template", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "x://{y}"},
-			"argument": map[string]any{"name": "y", "value": "a"}}, "-32602"},
-		{"complete bad ref", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/tool"},
-			"argument": map[string]any{"name": "y", "value": "a"}}, "-32602"},
-		{"complete without argument", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"}}, "-32602"},
-	}
 	transports := parityTransports(t, nil, registerFeatures)
-	for _, tc := range cases {
+	for _, tc := range featureParityCases {
 		t.Run(tc.name, func(t *testing.T) { checkParity(t, transports, tc.method, tc.params, tc.want) })
 	}
+}
+
+// featureParityCases are TestFeatureParity's.
+var featureParityCases = []parityCase{
+	{"prompts/list", "prompts/list", nil, "result"},
+	{"prompts/list bad cursor", "prompts/list", map[string]any{"cursor": "nope"}, "-32602"},
+	{"get", "prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"who": "ann"}}, "result"},
+	{"get with content blocks", "prompts/get", map[string]any{"name": "media"}, "result"},
+	{"get missing argument", "prompts/get", map[string]any{"name": "greet"}, "-32602"},
+	{"get argument not a string", "prompts/get", map[string]any{"name": "greet", "arguments": map[string]any{"who": 1}}, "-32602"},
+	{"get unknown prompt", "prompts/get", map[string]any{"name": "nope"}, "-32602"},
+	{"get without name", "prompts/get", map[string]any{}, "-32602"},
+	{"get handler error", "prompts/get", map[string]any{"name": "broken"}, "-32603"},
+	{"get handler panic", "prompts/get", map[string]any{"name": "panics"}, "-32603"},
+	{"get elicits without the capability", "prompts/get", map[string]any{"name": "asks"}, "-32021"},
+	{"resources/list", "resources/list", nil, "result"},
+	{"resources/templates/list", "resources/templates/list", nil, "result"},
+	{"read text", "resources/read", map[string]any{"uri": "test://doc"}, "result"},
+	{"read blob", "resources/read", map[string]any{"uri": "test://blob"}, "result"},
+	{"read template", "resources/read", map[string]any{"uri": "notes://ann/a/b%20c.md?rev=3"}, "result"},
+	{"read without uri", "resources/read", map[string]any{}, "-32602"},
+	{"read uri not a string", "resources/read", map[string]any{"uri": 3}, "-32602"},
+	{"read elicits without the capability", "resources/read", map[string]any{"uri": "test://asks"}, "-32021"},
+	{"complete prompt argument", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"},
+		"argument": map[string]any{"name": "who", "value": "al"}, "context": map[string]any{"arguments": map[string]any{"tone": "!"}}}, "result"},
+	{"complete argument without handler", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"},
+		"argument": map[string]any{"name": "tone", "value": ""}}, "result"},
+	{"complete template variable", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "notes://{owner}/{+path}{?rev}"},
+		"argument": map[string]any{"name": "owner", "value": "a"}}, "result"},
+	{"complete fixed resource", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "test://doc"},
+		"argument": map[string]any{"name": "x", "value": "a"}}, "result"},
+	{"complete unknown prompt", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "nope"},
+		"argument": map[string]any{"name": "who", "value": "a"}}, "-32602"},
+	{"complete unknown template", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "x://{y}"},
+		"argument": map[string]any{"name": "y", "value": "a"}}, "-32602"},
+	{"complete bad ref", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/tool"},
+		"argument": map[string]any{"name": "y", "value": "a"}}, "-32602"},
+	{"complete without argument", "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"}}, "-32602"},
 }
 
 // TestFeatureResults: the exact results, as every transport returned them

@@ -22,8 +22,8 @@ import (
 // a tier above: a request goes down from the transport that read it to the
 // vocabulary every tier shares, and what a lower part needs from a higher
 // one it receives as a value (a func, an interface) when the Server wires
-// the parts. doc.go draws the same map; a new file goes in the tier of its
-// concept, and this test fails until it is listed.
+// the parts. docs/architecture.md draws the same map; a new file goes in the
+// tier of its concept, and this test fails until it is listed.
 var tiers = []tier{
 	{"face", []string{
 		// Server: the composition root, its public methods delegates.
@@ -110,7 +110,7 @@ func TestLayering(t *testing.T) {
 	}
 	for name := range src {
 		if _, ok := tierOf[name]; !ok {
-			t.Errorf("%s is in no tier: add it to the tier of its concept in layering_test.go (and doc.go's map)", name)
+			t.Errorf("%s is in no tier: add it to the tier of its concept in layering_test.go (and docs/architecture.md's map)", name)
 		}
 	}
 	tierNames := make([]string, len(tiers))
@@ -126,28 +126,30 @@ func TestLayering(t *testing.T) {
 	}
 }
 
-// TestDocTiers keeps doc.go's map true: its tiers section puts each file
-// in the tier this test's table does, and names every file; and every file
-// doc.go names anywhere (the request's way, the recipes) exists.
+// TestDocTiers keeps docs/architecture.md's map of the runtime true: its
+// tiers section puts each file in the tier this test's table does, and
+// names every file; and every runtime file the page names anywhere (the
+// request's way, the recipes) exists.
 func TestDocTiers(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
+	const page = "../docs/architecture.md"
+	doc, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.ReplaceAll(string(doc), "\n//", "")
+	text := string(doc)
 	fileName := regexp.MustCompile(`[a-z0-9_<>]+\.go\b`)
 	for _, name := range fileName.FindAllString(text, -1) {
 		if strings.Contains(name, "<") {
 			continue
 		}
 		if _, err := os.Stat(name); err != nil {
-			t.Errorf("doc.go names %s, which is not a runtime file", name)
+			t.Errorf("%s names %s, which is not a runtime file", page, name)
 		}
 	}
-	start := strings.Index(text, "# For contributors: tiers")
-	end := strings.Index(text, "# For contributors: a request's way")
+	start := strings.Index(text, "## The runtime's tiers")
+	end := strings.Index(text, "## The three mechanisms")
 	if start < 0 || end < start {
-		t.Fatal("doc.go has no tiers section before the request's way")
+		t.Fatalf("%s has no section \"The runtime's tiers\" before \"The three mechanisms\"", page)
 	}
 	tierOf := map[string]int{}
 	for i, tier := range tiers {
@@ -156,11 +158,11 @@ func TestDocTiers(t *testing.T) {
 		}
 	}
 	mentioned := map[string]bool{}
-	for _, bullet := range strings.Split(text[start:end], "  - ")[1:] {
+	for _, bullet := range strings.Split(text[start:end], "\n- ")[1:] {
 		name, rest, ok := strings.Cut(bullet, ":")
 		i := slices.IndexFunc(tiers, func(t tier) bool { return t.name == strings.TrimSpace(name) })
 		if !ok || i < 0 {
-			t.Errorf("doc.go's tier %q is not a tier of layering_test.go", name)
+			t.Errorf("%s's tier %q is not a tier of layering_test.go", page, name)
 			continue
 		}
 		for _, f := range fileName.FindAllString(rest, -1) {
@@ -173,14 +175,14 @@ func TestDocTiers(t *testing.T) {
 				continue
 			}
 			if j, ok := tierOf[f]; !ok || j != i {
-				t.Errorf("doc.go puts %s in tier %q; layering_test.go does not", f, tiers[i].name)
+				t.Errorf("%s puts %s in tier %q; layering_test.go does not", page, f, tiers[i].name)
 			}
 			mentioned[f] = true
 		}
 	}
 	for f := range tierOf {
-		if !mentioned[f] && f != "doc.go" && f != "layering_test.go" {
-			t.Errorf("doc.go's tiers section does not name %s", f)
+		if !mentioned[f] {
+			t.Errorf("%s's tiers section does not name %s", page, f)
 		}
 	}
 }

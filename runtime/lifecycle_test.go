@@ -140,3 +140,30 @@ func TestDeleteEndsSession(t *testing.T) {
 		t.Fatalf("body %+v", m)
 	}
 }
+
+// TestSetLogLevel: logging/setLevel sets the session's threshold for the
+// notifications/message its calls send; a level that is not one is
+// -32602.
+func TestSetLogLevel(t *testing.T) {
+	logs := toolOf("logs", `{"type":"object"}`, func(ctx context.Context, call *Call, _ json.RawMessage) (*ToolResult, error) {
+		_ = call.Log(ctx, LevelDebug, "t", "quiet")
+		_ = call.Log(ctx, LevelWarning, "t", "loud")
+		return ContentResult(call, []Content{Text("ok")}), nil
+	})
+	_, ts := legacyServer(t, Options{}, logs)
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	if m := jsonBody(t, c.post(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"loud"}}`)); m.Error == nil || m.Error.Code != CodeInvalidParams {
+		t.Fatalf("a level that is none: %+v", m.Error)
+	}
+	if m := jsonBody(t, c.post(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)); m.Error != nil || string(m.Result) != "{}" {
+		t.Fatalf("setLevel info: %s %+v", m.Result, m.Error)
+	}
+	ch := events(t, c.post(callBody(3, "logs", `{}`)))
+	if ev := next(t, ch); ev.msg.Method != "notifications/message" || !strings.Contains(string(ev.msg.Params), "loud") {
+		t.Fatalf("first message %+v", ev.msg)
+	}
+	if ev := next(t, ch); resultText(t, ev.msg) != "ok" {
+		t.Fatalf("after the warning: %+v", ev.msg)
+	}
+}

@@ -79,7 +79,7 @@ func (d *dispatcher) setLogLevel(ctx context.Context, rq *request) outcome {
 // has a completion handler; logging is always there (logging/setLevel,
 // _meta logLevel). The extensions declared in version follow, in
 // capabilities.extensions (and, for an extension with a legacy member of
-// its own, that member: 2025-11-25's tasks).
+// its own, that member: Extension.LegacyCapability).
 func (d *dispatcher) capabilities(version string) json.RawMessage {
 	o := d.features.offers()
 	tools, prompts, resources, completions := o.tools, o.prompts, o.resources, o.completions

@@ -45,35 +45,39 @@ func TestMethodParity(t *testing.T) {
 			return nil, ErrInputRequired
 		}),
 	}
-	cases := []struct {
-		name   string
-		method string
-		params map[string]any
-		want   string // "result" or the error code every transport must agree on
-	}{
-		{"tools/list", "tools/list", nil, "result"},
-		{"tools/list bad cursor", "tools/list", map[string]any{"cursor": "nope"}, "-32602"},
-		{"tools/list cursor not a string", "tools/list", map[string]any{"cursor": 7}, "-32602"},
-		{"call", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, "result"},
-		{"call without arguments", "tools/call", map[string]any{"name": "fails"}, "result"},
-		{"call with null arguments", "tools/call", map[string]any{"name": "fails", "arguments": nil}, "result"},
-		{"arguments not an object", "tools/call", map[string]any{"name": "echo", "arguments": []int{1}}, "-32602"},
-		{"arguments against the schema", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": 5}}, "result"},
-		{"unknown tool", "tools/call", map[string]any{"name": "nope"}, "-32602"},
-		{"no name", "tools/call", map[string]any{"arguments": map[string]any{}}, "-32602"},
-		{"name not a string", "tools/call", map[string]any{"name": 5}, "-32602"},
-		{"handler error", "tools/call", map[string]any{"name": "fails"}, "result"},
-		{"handler JSON-RPC error", "tools/call", map[string]any{"name": "refuses"}, "-32602"},
-		{"handler panic", "tools/call", map[string]any{"name": "panics"}, "-32603"},
-		{"missing capability", "tools/call", map[string]any{"name": "samples"}, "-32021"},
-		{"ErrInputRequired without a question", "tools/call", map[string]any{"name": "quiet"}, "-32603"},
-		{"unknown method", "unknown/method", nil, "-32601"},
-	}
-
 	transports := parityTransports(t, tools)
-	for _, tc := range cases {
+	for _, tc := range methodParityCases {
 		t.Run(tc.name, func(t *testing.T) { checkParity(t, transports, tc.method, tc.params, tc.want) })
 	}
+}
+
+// parityCase is one request every era and transport must answer alike.
+type parityCase struct {
+	name   string
+	method string
+	params map[string]any
+	want   string // "result" or the error code every transport must agree on
+}
+
+// methodParityCases are TestMethodParity's.
+var methodParityCases = []parityCase{
+	{"tools/list", "tools/list", nil, "result"},
+	{"tools/list bad cursor", "tools/list", map[string]any{"cursor": "nope"}, "-32602"},
+	{"tools/list cursor not a string", "tools/list", map[string]any{"cursor": 7}, "-32602"},
+	{"call", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, "result"},
+	{"call without arguments", "tools/call", map[string]any{"name": "fails"}, "result"},
+	{"call with null arguments", "tools/call", map[string]any{"name": "fails", "arguments": nil}, "result"},
+	{"arguments not an object", "tools/call", map[string]any{"name": "echo", "arguments": []int{1}}, "-32602"},
+	{"arguments against the schema", "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": 5}}, "result"},
+	{"unknown tool", "tools/call", map[string]any{"name": "nope"}, "-32602"},
+	{"no name", "tools/call", map[string]any{"arguments": map[string]any{}}, "-32602"},
+	{"name not a string", "tools/call", map[string]any{"name": 5}, "-32602"},
+	{"handler error", "tools/call", map[string]any{"name": "fails"}, "result"},
+	{"handler JSON-RPC error", "tools/call", map[string]any{"name": "refuses"}, "-32602"},
+	{"handler panic", "tools/call", map[string]any{"name": "panics"}, "-32603"},
+	{"missing capability", "tools/call", map[string]any{"name": "samples"}, "-32021"},
+	{"ErrInputRequired without a question", "tools/call", map[string]any{"name": "quiet"}, "-32603"},
+	{"unknown method", "unknown/method", nil, "-32601"},
 }
 
 // checkParity sends one request over every transport: each must answer

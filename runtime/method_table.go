@@ -36,9 +36,15 @@ type methodRow struct {
 	auth authRule
 	// list is the list a list method pages (feature_lists.go).
 	list listKind
-	// handler: the method runs an application handler, so it takes a slot
-	// of Options.MaxConcurrentCalls (its caller's share) while it runs.
-	handler bool
+	// cost says whether the method runs application code, and so takes a
+	// slot of Options.MaxConcurrentCalls (its caller's share) while it
+	// runs. Every row must decide (the zero value is none).
+	cost rowCost
+	// capability is the member of the server's capabilities that declares
+	// the method (tools/list: "tools"), or noCapability. Every row must
+	// decide, and the capabilities a server with everything registered
+	// declares must name each row's (method_table_test.go checks both).
+	capability string
 	// serve is the method.
 	serve func(d *dispatcher, ctx context.Context, rq *request) outcome
 }
@@ -56,25 +62,38 @@ type authRule func(d *dispatcher, ctx context.Context, m *message) (target strin
 // lifecycle).
 func noScopes(*dispatcher, context.Context, *message) (string, []string, *Error) { return "", nil, nil }
 
+// rowCost is a row's decision about concurrency slots.
+type rowCost uint8
+
+const (
+	costUndecided rowCost = iota // no decision: TestEveryMethodDecides fails
+	runsHandler                  // runs application code: takes a slot of MaxConcurrentCalls
+	bookkeeping                  // answers from what the server holds, at once: takes none
+)
+
+// noCapability is the capability of a method no capability member declares
+// (the lifecycle, server/discover, subscriptions/listen).
+const noCapability = "-"
+
 // coreMethods are the methods of the MCP core. Extensions add theirs
 // through addExtension (extension.go).
 var coreMethods = []methodRow{
-	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, serve: (*dispatcher).initialize},
-	{name: methodPing, eras: legacyEra, auth: noScopes, serve: (*dispatcher).ping},
-	{name: methodSetLevel, eras: legacyEra, params: pLevel, auth: noScopes, serve: (*dispatcher).setLogLevel},
-	{name: methodDiscover, eras: modernEra, auth: noScopes, serve: (*dispatcher).discover},
-	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, serve: (*dispatcher).listen},
+	{name: methodInitialize, eras: legacyEra, params: pProtocolVersion | pCapabilities | pClientInfo, auth: noScopes, cost: bookkeeping, capability: noCapability, serve: (*dispatcher).initialize},
+	{name: methodPing, eras: legacyEra, auth: noScopes, cost: bookkeeping, capability: noCapability, serve: (*dispatcher).ping},
+	{name: methodSetLevel, eras: legacyEra, params: pLevel, auth: noScopes, cost: bookkeeping, capability: "logging", serve: (*dispatcher).setLogLevel},
+	{name: methodDiscover, eras: modernEra, auth: noScopes, cost: bookkeeping, capability: noCapability, serve: (*dispatcher).discover},
+	{name: methodListen, eras: modernEra, params: pNotifications, auth: listenScopes, cost: bookkeeping, capability: noCapability, serve: (*dispatcher).listen},
 
-	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, serve: (*dispatcher).listTools},
-	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: toolScopes, handler: true, serve: (*dispatcher).callTool},
-	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, serve: (*dispatcher).listPrompts},
-	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, handler: true, serve: (*dispatcher).getPrompt},
-	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, serve: (*dispatcher).listResources},
-	{name: methodTemplatesList, eras: everyEra, params: pCursor, list: listTemplates, auth: noScopes, serve: (*dispatcher).listResourceTemplates},
-	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, handler: true, serve: (*dispatcher).readResource},
-	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, serve: (*dispatcher).subscribeResource},
-	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, serve: (*dispatcher).unsubscribeResource},
-	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, handler: true, serve: (*dispatcher).complete},
+	{name: methodToolsList, eras: everyEra, params: pCursor, list: listTools, auth: noScopes, cost: bookkeeping, capability: "tools", serve: (*dispatcher).listTools},
+	{name: methodToolsCall, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: toolScopes, cost: runsHandler, capability: "tools", serve: (*dispatcher).callTool},
+	{name: methodPromptsList, eras: everyEra, params: pCursor, list: listPrompts, auth: noScopes, cost: bookkeeping, capability: "prompts", serve: (*dispatcher).listPrompts},
+	{name: methodPromptsGet, eras: everyEra, params: pName | pArguments | roundParams, nameParam: pName, auth: promptScopes, cost: runsHandler, capability: "prompts", serve: (*dispatcher).getPrompt},
+	{name: methodResourcesList, eras: everyEra, params: pCursor, list: listResources, auth: noScopes, cost: bookkeeping, capability: "resources", serve: (*dispatcher).listResources},
+	{name: methodTemplatesList, eras: everyEra, params: pCursor, list: listTemplates, auth: noScopes, cost: bookkeeping, capability: "resources", serve: (*dispatcher).listResourceTemplates},
+	{name: methodResourcesRead, eras: everyEra, params: pURI | roundParams, nameParam: pURI, auth: resourceScopes, cost: runsHandler, capability: "resources", serve: (*dispatcher).readResource},
+	{name: methodSubscribe, eras: legacyEra, params: pURI, auth: resourceScopes, cost: bookkeeping, capability: "resources", serve: (*dispatcher).subscribeResource},
+	{name: methodUnsubscribe, eras: legacyEra, params: pURI, auth: noScopes, cost: bookkeeping, capability: "resources", serve: (*dispatcher).unsubscribeResource},
+	{name: methodComplete, eras: everyEra, params: pRef | pArgument | pContext, auth: completionScopes, cost: runsHandler, capability: "completions", serve: (*dispatcher).complete},
 }
 
 // roundParams are the members of a 2026-07-28 retry of a request that may
@@ -181,7 +200,7 @@ func (d *dispatcher) serveMethod(ctx context.Context, rq *request) outcome {
 		return outcome{err: errShuttingDown, status: http.StatusServiceUnavailable}
 	}
 	defer d.calls.done()
-	if m.handler {
+	if m.cost != bookkeeping { // undecided counts as a handler: the safe side
 		caller := callerOf(ctx, rq.era)
 		if e := d.callSlots.take(caller, 1); e != nil {
 			return failure(e)
@@ -225,6 +244,18 @@ func (g *drainGroup) add() bool {
 	}
 	g.n++
 	return true
+}
+
+// hold counts a request until its response is framed and queued, also
+// while the group is closed: a method that returns its final result as the
+// server shuts down (a stream's) gets it out before Shutdown ends the
+// sessions. serveMethod refuses the new requests; this only delays the
+// drain by the time an answer takes to be queued.
+func (g *drainGroup) hold() (release func()) {
+	g.mu.Lock()
+	g.n++
+	g.mu.Unlock()
+	return g.done
 }
 
 func (g *drainGroup) done() {

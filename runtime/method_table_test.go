@@ -3,15 +3,22 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestEveryMethodDecidesItsAuthorization walks a server's method table,
-// the core's rows: every row names its
-// authorization rule (noScopes is a decision too), and a row's Mcp-Name
-// member is one of the members it reads. A row without a rule fails here,
-// so a method cannot be added without saying how it is authorized.
+// the core's rows: every row names its authorization rule (noScopes is a
+// decision too), its cost (whether it takes a slot of MaxConcurrentCalls)
+// and its capability, and a row's Mcp-Name member is one of the members it
+// reads. A row that decides nothing fails here, so a method cannot be
+// added without saying how it is authorized, what it costs and what
+// declares it.
 func TestEveryMethodDecidesItsAuthorization(t *testing.T) {
 	s := NewServer(Options{})
 	defer s.Close()
@@ -31,6 +38,10 @@ func TestEveryMethodDecidesItsAuthorization(t *testing.T) {
 			t.Errorf("method %q is in no era", name)
 		case row.nameParam&row.params != row.nameParam:
 			t.Errorf("method %q: Mcp-Name repeats a member it does not read", name)
+		case row.cost == costUndecided:
+			t.Errorf("method %q decides nothing about its cost: runsHandler if it runs application code (it then takes a slot of MaxConcurrentCalls), else bookkeeping", name)
+		case row.capability == "":
+			t.Errorf("method %q names no capability: the member of capabilities that declares it, or noCapability", name)
 		}
 	}
 }
@@ -88,5 +99,100 @@ func TestAddExtensionRefusesWhatIsUndecided(t *testing.T) {
 			t.Errorf("%+v: got %v, want an error saying %q", tc.ext, err, tc.want)
 		}
 		s.Close()
+	}
+}
+
+// TestCapabilitiesNameEveryMethod: a server with one of everything
+// declares, in every version a method exists in, the capability the
+// method's row names; and every capability it declares is some row's. A
+// method whose capability is never declared, or a capability no method
+// serves, fails here.
+func TestCapabilitiesNameEveryMethod(t *testing.T) {
+	s := NewServer(Options{})
+	defer s.Close()
+	if err := s.AddTool(echoTool()); err != nil {
+		t.Fatal(err)
+	}
+	registerFeatures(t, s)
+	named := map[string]bool{"extensions": true}
+	for _, row := range coreMethods {
+		named[row.capability] = true
+	}
+	for _, v := range supportedVersions {
+		var caps map[string]json.RawMessage
+		if err := json.Unmarshal(s.d.capabilities(v), &caps); err != nil {
+			t.Fatal(err)
+		}
+		for key := range caps {
+			if !named[key] {
+				t.Errorf("%s declares capability %q, which no method's row names", v, key)
+			}
+		}
+		kind := modernEra
+		if isLegacyVersion(v) {
+			kind = legacyEra
+		}
+		for _, row := range coreMethods {
+			if row.eras&kind == 0 || row.capability == noCapability {
+				continue
+			}
+			if _, ok := caps[row.capability]; !ok {
+				t.Errorf("%s: %s exists, but capabilities do not declare %q", v, row.name, row.capability)
+			}
+		}
+	}
+}
+
+// singleEraCoverage names, for each method of one era only (which the
+// parity suites cannot compare across eras), the test that covers it.
+var singleEraCoverage = map[string]string{
+	methodInitialize:  "TestInitializeNegotiatesVersion",
+	methodPing:        "TestPingAndElicitationNeverShareAnID",
+	methodSetLevel:    "TestSetLogLevel",
+	methodDiscover:    "TestModernDiscover",
+	methodListen:      "TestModernListen",
+	methodSubscribe:   "TestSubscribeEveryTransport",
+	methodUnsubscribe: "TestSubscribeEveryTransport",
+}
+
+// TestEveryMethodHasParity: every core method of both eras has a
+// happy-path case in the parity suites (TestMethodParity,
+// TestFeatureParity), which run it in every era and transport; every
+// method of one era names the test that covers it, and that test exists.
+func TestEveryMethodHasParity(t *testing.T) {
+	happy := map[string]bool{}
+	for _, c := range append(slices.Clone(methodParityCases), featureParityCases...) {
+		if c.want == "result" {
+			happy[c.method] = true
+		}
+	}
+	tests := map[string]bool{}
+	names, _ := filepath.Glob("*_test.go")
+	fset := token.NewFileSet()
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil {
+				tests[fn.Name.Name] = true
+			}
+		}
+	}
+	for _, row := range coreMethods {
+		if row.eras == everyEra {
+			if !happy[row.name] {
+				t.Errorf("method %q has no happy-path parity case: add one to methodParityCases or featureParityCases", row.name)
+			}
+			continue
+		}
+		test, ok := singleEraCoverage[row.name]
+		switch {
+		case !ok:
+			t.Errorf("method %q of one era names no test in singleEraCoverage", row.name)
+		case !tests[test]:
+			t.Errorf("method %q is said to be covered by %s, which is no test of this package", row.name, test)
+		}
 	}
 }

@@ -50,9 +50,9 @@ type SessionStore interface {
 
 // SessionProber is an optional interface of a SessionStore: Exists reports
 // whether a session exists without counting as a sign of its client's life
-// (it must not restart the session's idle expiry). With it, the tasks of a
-// session that expired for idleness end at their next lease renewal on
-// every replica.
+// (it must not restart the session's idle expiry). With it, what an
+// extension keeps for a session that expired for idleness can end on every
+// replica (Host.SessionLives).
 type SessionProber interface {
 	Exists(ctx context.Context, id string) (bool, error)
 }

@@ -216,6 +216,7 @@ func (t *stdioTransport) serveModernStdio(ctx context.Context, msg *message, sen
 	if !msg.isRequest() {
 		return // notifications: cancellation is the loop's business
 	}
+	defer t.d.calls.hold()() // until its answer is written
 	reply := func(data []byte) {
 		if ctx.Err() == nil && data != nil {
 			_ = send(ctx, data)

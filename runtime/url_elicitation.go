@@ -48,7 +48,7 @@ type urlMode struct {
 	// id is a new elicitationId ("" in 2026-07-28, which has none).
 	id string
 	// session is the legacy session that can be told the step finished
-	// ("" where none can: 2026-07-28, tasks); stored is false for a stdio
+	// ("" where none can: 2026-07-28, a detached call); stored is false for a stdio
 	// connection's, which no other replica can find.
 	session string
 	stored  bool
