@@ -72,8 +72,14 @@ func (c *changeFanout) NotifyResourceUpdated(uri string) {
 
 // busChange is a change notification on the bus.
 type busChange struct {
-	Method string `json:"method"`
-	URI    string `json:"uri,omitempty"`
+	Method string          `json:"method"`
+	URI    string          `json:"uri,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"` // an extension's notification
+}
+
+// notifyAll is Host.Notify: an extension's notification to every client.
+func (c *changeFanout) notifyAll(method string, params []byte) {
+	c.announce(listenEvent{method: method, params: string(params)})
 }
 
 // announce delivers ev on every replica: through the bus, whose
@@ -82,7 +88,11 @@ type busChange struct {
 func (c *changeFanout) announce(ev listenEvent) {
 	c.forget(ev)
 	if bus := c.bus; bus != nil {
-		msg, _ := json.Marshal(busChange{ev.method, ev.uri})
+		var params json.RawMessage
+		if ev.params != "" {
+			params = json.RawMessage(ev.params)
+		}
+		msg, _ := json.Marshal(busChange{ev.method, ev.uri, params})
 		ctx, cancel := context.WithTimeout(c.base, changeLoadTimeout)
 		n, err := bus.Publish(ctx, busBroadcast, busTopicChanges, msg)
 		cancel()
@@ -153,7 +163,7 @@ func (c *changeFanout) relayChanges(msgs <-chan []byte) {
 				c.logger.Warn("a malformed change notification on the session bus", "message", string(m))
 				continue
 			}
-			ev := listenEvent{method: bc.Method, uri: bc.URI}
+			ev := listenEvent{method: bc.Method, uri: bc.URI, params: string(bc.Params)}
 			c.forget(ev)
 			c.deliverChange(ev)
 		case <-c.base.Done():
@@ -169,7 +179,10 @@ func (c *changeFanout) relayChanges(msgs <-chan []byte) {
 // that asked for it.
 func (c *changeFanout) deliverChange(ev listenEvent) {
 	var params any
-	if ev.uri != "" {
+	switch {
+	case ev.params != "":
+		params = json.RawMessage(ev.params)
+	case ev.uri != "":
 		params = struct {
 			URI string `json:"uri"`
 		}{ev.uri}

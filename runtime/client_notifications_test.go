@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestEveryClientNotificationIsDocumented: each notification a client may
@@ -99,5 +100,43 @@ func TestClientNotificationsReachExtensions(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "notifications/x/ping") {
 		t.Errorf("a handled notification was logged as ignored:\n%s", logs.String())
+	}
+}
+
+// TestHostNotifyReachesEveryClient: an extension's own notification
+// (Host.Notify) reaches a legacy session's GET stream and a stdio
+// connection, as the server's list changes do.
+func TestHostNotifyReachesEveryClient(t *testing.T) {
+	noLeaks(t)
+	var host *Host
+	s, ts := legacyServer(t, Options{})
+	if err := s.AddExtension(Extension{ID: "x.example/announce", Init: func(h *Host) error { host = h; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Notify("notifications/x/changed", []int{1}); err == nil {
+		t.Error("params that are no object were sent")
+	}
+	c := newClient(t, ts)
+	c.initialize(Version20251125, `{}`)
+	get := events(t, c.do(c.request(http.MethodGet, "")))
+	stdio := startStdio(t, s)
+	stdio.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	stdio.recv()
+	stdio.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	stdio.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	stdio.recv()
+	select { // the GET stream's priming event: it is attached
+	case <-get:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the GET stream did not open")
+	}
+	if err := host.Notify("notifications/x/changed", map[string]int{"n": 7}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, get); ev.msg.Method != "notifications/x/changed" || string(ev.msg.Params) != `{"n":7}` {
+		t.Errorf("the GET stream got %+v", ev.msg)
+	}
+	if m := stdio.recv(); m.Method != "notifications/x/changed" || string(m.Params) != `{"n":7}` {
+		t.Errorf("stdio got %+v", m)
 	}
 }

@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -81,6 +84,31 @@ func (h *Host) SessionLives(ctx context.Context, id string) bool {
 	}
 	exists, err := p.Exists(ctx, id)
 	return err != nil || exists
+}
+
+// Notify sends a notification of the extension's own to every client
+// that has a channel for what no request asked (a legacy session's GET
+// stream, a stdio connection), on every replica when Options.Bus is set,
+// as the server's list changes go: it may be dropped where the stream is
+// full or absent. params encode as a JSON object, or nil for none. A
+// 2026-07-28 client has no such channel (subscriptions/listen carries the
+// core's kinds only): an extension streams to it with Method.Stream.
+func (h *Host) Notify(method string, params any) error {
+	if method == "" {
+		return errors.New("Host.Notify: a method is required")
+	}
+	var b []byte
+	if params != nil {
+		var err error
+		if b, err = json.Marshal(params); err != nil {
+			return fmt.Errorf("Host.Notify %s: %w", method, err)
+		}
+		if !isObjectJSON(b) {
+			return fmt.Errorf("Host.Notify %s: params must encode as a JSON object", method)
+		}
+	}
+	h.d.notifyAll(method, b)
+	return nil
 }
 
 // Describe is what the server serves now (Server.Describe).

@@ -30,10 +30,12 @@ type listenStream struct {
 	pending []listenEvent
 }
 
-// listenEvent is one change a listen stream may announce.
+// listenEvent is one change a listen stream may announce, or a
+// notification of an extension's own to every client (Host.Notify).
 type listenEvent struct {
 	method string
 	uri    string // notifications/resources/updated only
+	params string // an extension's notification: its params, encoded
 }
 
 func newListenStream(f subscriptionFilter) *listenStream {

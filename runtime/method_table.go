@@ -131,9 +131,10 @@ type dispatcher struct {
 
 	features  *featureRegistry
 	listeners *listenHub
-	auth      *authState    // nil without Options.Auth
-	icpt      *interceptors // nil without Options.Interceptors
-	announce  announcer     // where a Call's announcements go
+	auth      *authState                         // nil without Options.Auth
+	icpt      *interceptors                      // nil without Options.Interceptors
+	announce  announcer                          // where a Call's announcements go
+	notifyAll func(method string, params []byte) // Host.Notify: to every client
 
 	calls     drainGroup   // requests running, for graceful shutdown
 	callSlots *callerShare // handlers running (MaxConcurrentCalls), per caller

@@ -91,6 +91,7 @@ func NewServer(opts Options) *Server {
 	s.changes = &changeFanout{bus: opts.Bus, base: base, logger: logger, features: s.features, listeners: listeners, sessions: s.sessions, changed: d.changed}
 	s.features.changed = d.changed
 	d.announce = s.changes
+	d.notifyAll = s.changes.notifyAll
 
 	legacy := &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
 	modern := &statelessCore{d: d, base: base,
