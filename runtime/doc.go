@@ -79,7 +79,8 @@
 //     HTTP beside /mcp;
 //   - [Extension.Init], which receives the server's [Host]: its logger and
 //     lifetime, goroutines the server waits for, shares of the bounds the
-//     extension keeps ([Share]), what the session store knows, and the
+//     extension keeps ([Share]), what the session store knows,
+//     notifications of its own to every client ([Host.Notify]), and the
 //     read-only [Description] of the server with word of its changes.
 //
 // An extension added a second time is [ErrExtensionAdded];
