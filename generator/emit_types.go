@@ -10,11 +10,6 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-const (
-	runtimePkg = "github.com/mcpgen/mcpgen/runtime"
-	jsonPkg    = "encoding/json"
-)
-
 // commentWidth is where comment text wraps: about 100 columns with the
 // "// " in front and a tab of indentation.
 const commentWidth = 92

@@ -168,3 +168,17 @@ func (d *structDecl) hasDefaults() bool {
 	}
 	return false
 }
+
+// inputOrder is where an input was declared: its file, then its place in
+// the file.
+type inputOrder struct {
+	path   string
+	offset int
+}
+
+func (o inputOrder) before(p inputOrder) bool {
+	if o.path != p.path {
+		return o.path < p.path
+	}
+	return o.offset < p.offset
+}

@@ -226,31 +226,3 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 	}
 	return nil
 }
-
-// compactJSON is the value at n as compact JSON, for messages.
-func compactJSON(doc *jsontree.Doc, n *jsontree.Node) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, doc.Raw(n)); err != nil {
-		return string(doc.Raw(n))
-	}
-	return buf.String()
-}
-
-// scalar converts a JSON scalar to string, int64 (integers) or float64.
-func scalar(n *jsontree.Node) any {
-	switch n.Kind {
-	case jsontree.String:
-		return n.Str
-	case jsontree.Number:
-		if isInteger(n.Num) {
-			if v, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
-				return v
-			}
-		}
-		v, _ := strconv.ParseFloat(n.Num, 64)
-		return v
-	case jsontree.Bool:
-		return n.Bool
-	}
-	return nil
-}

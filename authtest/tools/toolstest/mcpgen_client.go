@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	tools "github.com/mcpgen/mcpgen/authtest/tools"
+	"github.com/mcpgen/mcpgen/authtest/tools"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )

@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	mcpgentools "github.com/mcpgen/mcpgen/bench/mcpgentools"
+	"github.com/mcpgen/mcpgen/bench/mcpgentools"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
-	realworld "github.com/mcpgen/mcpgen/testdata/realworld"
+	"github.com/mcpgen/mcpgen/testdata/realworld"
 )
 
 // Client is an mcptest.Client with the typed calls and answers of package realworld.

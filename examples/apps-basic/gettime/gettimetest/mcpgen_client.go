@@ -9,7 +9,7 @@ import (
 	"context"
 	"testing"
 
-	gettime "github.com/mcpgen/mcpgen/examples/apps-basic/gettime"
+	"github.com/mcpgen/mcpgen/examples/apps-basic/gettime"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )

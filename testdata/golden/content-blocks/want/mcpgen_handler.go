@@ -13,9 +13,8 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// TestSimpleText handles tool test_simple_text.
 	//
@@ -43,7 +42,8 @@ type Handler interface {
 	TestMultipleContentTypes(ctx context.Context, call TestMultipleContentTypesCall, in TestMultipleContentTypesInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // TestSimpleText reports that tool test_simple_text is not implemented.
@@ -76,10 +76,10 @@ func (UnimplementedHandler) TestMultipleContentTypes(context.Context, TestMultip
 	return nil, errors.New("tool \"test_multiple_content_types\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		testSimpleTextTool(h),
 		testImageContentTool(h),
 		testAudioContentTool(h),
@@ -87,7 +87,7 @@ func Register(s *runtime.Server, h Handler) error {
 		testEmbeddedResourceTool(h),
 		testMultipleContentTypesTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

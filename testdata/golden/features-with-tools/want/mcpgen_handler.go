@@ -13,13 +13,9 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler has a method for each tool, each prompt, each resource, each resource template and
+// each completable argument or template variable of this package. Embed UnimplementedHandler
+// in your implementation so that methods added later do not break the build.
 type Handler interface {
 	// GetWeather handles tool get_weather.
 	//
@@ -44,9 +40,8 @@ type Handler interface {
 	CompleteForecastCity(ctx context.Context, req runtime.CompletionRequest) (*runtime.Completion, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // GetWeather reports that tool get_weather is not implemented.
@@ -79,13 +74,13 @@ func (UnimplementedHandler) CompleteForecastCity(context.Context, runtime.Comple
 	return nil, errors.New("completion of variable \"city\" of resource template \"weather://forecast/{city}\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools, prompts, resources and resource templates of this package to s,
+// answered by h, in the order of the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		getWeatherTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
@@ -14,13 +14,9 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler has a method for each tool and each MCP Apps page that is not served from a file of
+// this package. Embed UnimplementedHandler in your implementation so that methods added later
+// do not break the build.
 type Handler interface {
 	// ShowTasks handles tool show_tasks.
 	//
@@ -69,9 +65,8 @@ type Handler interface {
 	ReadWeeklyReport(ctx context.Context, call WeeklyReportResourceCall) (string, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ShowTasks reports that tool show_tasks is not implemented.
@@ -104,17 +99,18 @@ func (UnimplementedHandler) ReadWeeklyReport(context.Context, WeeklyReportResour
 	return "", errors.New("resource \"ui://tasks/report\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools and resources of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in. It also declares the MCP Apps
+// extension (io.modelcontextprotocol/ui).
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		showTasksTool(h),
 		moveTaskTool(h),
 		showReportTool(h),
 		refreshReportTool(h),
 		countTasksTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -13,9 +13,8 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// CountLines handles tool count_lines.
 	//
@@ -39,7 +38,8 @@ type Handler interface {
 	Resolve(ctx context.Context, call ResolveCall, in ResolveInput) (ResolveOutput, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // CountLines reports that tool count_lines is not implemented.
@@ -67,17 +67,17 @@ func (UnimplementedHandler) Resolve(context.Context, ResolveCall, ResolveInput) 
 	return ResolveOutput{}, errors.New("tool \"resolve\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		countLinesTool(h),
 		listFilesTool(h),
 		lookupTool(h),
 		buildStatusTool(h),
 		resolveTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -13,13 +13,10 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler has a method for each resource template, each completable argument or template
+// variable and listing the resources of a template marked "mcpgen.dev/list" of this package.
+// Embed UnimplementedHandler in your implementation so that methods added later do not break
+// the build.
 type Handler interface {
 	// ReadRepoFile answers resources/read of a URI matching
 	// repo://{owner}/{repo}/blob{/path*}{?ref,lines} (resource template repo_file); return
@@ -41,9 +38,8 @@ type Handler interface {
 	CompleteRepoFileRef(ctx context.Context, req runtime.CompletionRequest) (*runtime.Completion, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadRepoFile reports that resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
@@ -71,14 +67,9 @@ func (UnimplementedHandler) CompleteRepoFileRef(context.Context, runtime.Complet
 	return nil, errors.New("completion of variable \"ref\" of resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resource templates of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.ResourceTemplate{
 		repoFileTemplate(h),
 	} {

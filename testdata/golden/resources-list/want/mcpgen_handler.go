@@ -13,13 +13,8 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler has a method for each resource of this package. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// ReadStaticText answers resources/read of test://static-text (resource static-text).
 	ReadStaticText(ctx context.Context, call StaticTextResourceCall) (*runtime.ResourceResult, error)
@@ -31,9 +26,8 @@ type Handler interface {
 	ReadAppConfig(ctx context.Context, call AppConfigResourceCall) (*runtime.ResourceResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadStaticText reports that resource "test://static-text" is not implemented.
@@ -51,14 +45,9 @@ func (UnimplementedHandler) ReadAppConfig(context.Context, AppConfigResourceCall
 	return nil, errors.New("resource \"config://app\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resources of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Resource{
 		staticTextResource(h),
 		staticBinaryResource(h),

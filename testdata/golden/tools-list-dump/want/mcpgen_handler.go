@@ -13,9 +13,8 @@ import (
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
 const _ = runtime.IsAtLeastVersion0_4_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// Tool00 handles tool tool_00.
 	//
@@ -107,7 +106,8 @@ type Handler interface {
 	Tool21(ctx context.Context, call Tool21Call, in Tool21Input) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Tool00 reports that tool tool_00 is not implemented.
@@ -220,10 +220,10 @@ func (UnimplementedHandler) Tool21(context.Context, Tool21Call, Tool21Input) ([]
 	return nil, errors.New("tool \"tool_21\" is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		tool00Tool(h),
 		tool01Tool(h),
 		tool02Tool(h),
@@ -247,7 +247,7 @@ func Register(s *runtime.Server, h Handler) error {
 		tool20Tool(h),
 		tool21Tool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

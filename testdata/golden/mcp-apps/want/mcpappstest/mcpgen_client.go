@@ -92,11 +92,6 @@ func (c *Client) CountTasks(ctx context.Context, in mcpapps.CountTasksInput) (mc
 	return res.Content, res.Err()
 }
 
-// ReadTaskBoard reads resource task_board (ui://tasks/board.html).
-func (c *Client) ReadTaskBoard(ctx context.Context) (*mcptest.ResourceResult, error) {
-	return c.Client.ReadResource(ctx, mcpapps.TaskBoardResourceURI)
-}
-
 // ReadReadme reads resource readme (file:///tasks/README.md).
 func (c *Client) ReadReadme(ctx context.Context) (*mcptest.ResourceResult, error) {
 	return c.Client.ReadResource(ctx, mcpapps.ReadmeResourceURI)
@@ -105,6 +100,11 @@ func (c *Client) ReadReadme(ctx context.Context) (*mcptest.ResourceResult, error
 // ReadLogo reads resource logo (file:///tasks/logo.png).
 func (c *Client) ReadLogo(ctx context.Context) (*mcptest.ResourceResult, error) {
 	return c.Client.ReadResource(ctx, mcpapps.LogoResourceURI)
+}
+
+// ReadTaskBoard reads resource task_board (ui://tasks/board.html).
+func (c *Client) ReadTaskBoard(ctx context.Context) (*mcptest.ResourceResult, error) {
+	return c.Client.ReadResource(ctx, mcpapps.TaskBoardResourceURI)
 }
 
 // ReadWeeklyReport reads resource weekly_report (ui://tasks/report).
