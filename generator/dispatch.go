@@ -1,8 +1,6 @@
 package generator
 
 import (
-	"strings"
-
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
@@ -116,14 +114,6 @@ func shapes(kinds []inputKind) string {
 		}
 	}
 	return "expected " + orList(all)
-}
-
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 func lineCol(data []byte, off int) (int, int) {

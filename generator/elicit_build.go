@@ -82,6 +82,7 @@ func (k *elicitationKind) build(bc *buildContext) part {
 		ir.file = "mcpgen_" + snake(ir.goName) + "_elicitation.go"
 		bc.claimFile(ir.file, at, hint)
 		bc.ns.claim(ir.varName(), at, hint)
+		bc.ns.claim(ir.constName(), at, hint)
 		if e.mode == "form" {
 			b := bc.typeBuilder(e.at.src, e.at.node.Ptr, fmt.Sprintf("elicitation %q", e.name), ir.goName, &ir.decls)
 			b.root, b.rootHint = e.schema, hint

@@ -10,10 +10,10 @@ import (
 func (p *elicitPart) emit(pc *packageCode) {
 	for _, e := range p.elicits {
 		pc.files = append(pc.files, genFile{e.file, func() *jen.File { return emitElicitation(pc, e) }})
-		fields := []jen.Code{jen.Id("Name").Op(":").Lit(e.name), jen.Id("Mode").Op(":").Lit(e.mode)}
+		fields := []jen.Code{jen.Id("Name").Op(":").Qual(pc.importPath, e.constName()), jen.Id("Mode").Op(":").Lit(e.mode)}
 		if e.compact != nil {
 			// Compact: the client compares it with what it receives as JSON values.
-			fields = append(fields, jen.Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(e.compact))))
+			fields = append(fields, jen.Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jsonText(string(e.compact))))
 		}
 		pc.forms = append(pc.forms, jen.Values(fields...))
 		pc.answers = append(pc.answers, func(f *jen.File) { emitTestAnswers(f, pc.importPath, e) })
@@ -28,13 +28,16 @@ func emitElicitation(pc *packageCode, e *elicitIR) *jen.File {
 		emitDecl(f, d)
 	}
 	v := e.varName()
+	f.Add(comment(fmt.Sprintf("%s is the name of elicitation %s, as call handles ask for it and the test client "+
+		"answers it.", e.constName(), e.name)))
+	f.Const().Id(e.constName()).Op("=").Lit(e.name)
 	f.Add(docWith(fmt.Sprintf("%s declares the %s elicitation (%s mode).", v, e.name, e.mode), e.description))
 	f.Var().Id(v).Op("=").Op("&").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
-		g.Line().Id("Name").Op(":").Lit(e.name)
+		g.Line().Id("Name").Op(":").Id(e.constName())
 		g.Line().Id("Mode").Op(":").Lit(e.mode)
 		g.Line().Id("Message").Op(":").Lit(e.message)
 		if e.schema != nil {
-			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(e.schema)))
+			g.Line().Id("RequestedSchema").Op(":").Qual(jsonPkg, "RawMessage").Call(jsonText(string(e.schema)))
 		}
 		g.Line()
 	})
@@ -84,7 +87,7 @@ func asks(elicits []*elicitIR) string {
 func emitTestAnswers(f *jen.File, importPath string, e *elicitIR) {
 	id := jen.Id
 	ms := e.answerMethods()
-	name := jen.Lit(e.name)
+	name := jen.Qual(importPath, e.constName())
 	recv := jen.Params(id("c").Op("*").Id("Client"))
 	if e.mode == "url" {
 		f.Add(comment(fmt.Sprintf("%s makes the client accept elicitation %s (URL mode: the user agrees to open the "+

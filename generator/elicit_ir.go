@@ -19,6 +19,9 @@ type elicitIR struct {
 // varName is the package variable holding the runtime's Elicitation.
 func (e *elicitIR) varName() string { return lowerFirst(e.goName + "Elicitation") }
 
+// constName is the exported constant holding the elicitation's name.
+func (e *elicitIR) constName() string { return e.goName + "ElicitationName" }
+
 // answerMethods are the test client's methods that answer a form:
 // Answer (or, for URL mode, Accept), Decline and Cancel.
 func (e *elicitIR) answerMethods() []string {

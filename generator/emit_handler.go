@@ -2,7 +2,6 @@ package generator
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 )
@@ -16,7 +15,7 @@ func emitHandler(pc *packageCode) *jen.File {
 		"This line fails to compile when the runtime is older than this generated code:",
 		"upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.",
 	))
-	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_4_0")
+	f.Const().Id("_").Op("=").Qual(runtimePkg, "IsAtLeastVersion0_5_0")
 
 	f.Add(comment(handlerDoc(pc.handlerDoc)...))
 	f.Type().Id("Handler").InterfaceFunc(func(ig *jen.Group) {
@@ -84,9 +83,9 @@ func emitHandler(pc *packageCode) *jen.File {
 // handlerDoc is Handler's doc comment: what its methods answer, from the
 // parts' phrases ("each tool").
 func handlerDoc(phrases []string) []string {
-	first := "Handler has no methods: nothing this package declares is answered by one."
+	first := "Handler answers the calls of this package; it has no methods, since nothing the package declares is answered by one."
 	if len(phrases) > 0 {
-		first = "Handler has a method for " + andList(phrases) + " of this package."
+		first = "Handler answers the calls of this package: it has a method for " + andList(phrases) + "."
 	}
 	return []string{first + " Embed UnimplementedHandler in your implementation so that methods added later do not break the build."}
 }
@@ -124,12 +123,4 @@ func registerDoc(pc *packageCode) []string {
 		doc = "Register adds nothing: this package declares nothing a server serves."
 	}
 	return []string{doc}
-}
-
-// andList joins words as "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -170,6 +170,9 @@ func buildFeature(bc *buildContext, d *featureDef) *featureIR {
 	if ok && d.kind == kindTemplate {
 		ok = bc.ns.claim(ir.templateURIName(), at, hint)
 	}
+	if ok && d.kind != kindResource {
+		ok = bc.ns.claim(ir.nameConst(), at, hint)
+	}
 	var methods []string
 	if ir.hasMethod() {
 		methods = append(methods, ir.method())

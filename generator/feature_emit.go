@@ -81,11 +81,16 @@ func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 	listed := map[featureType]string{kindPrompt: "prompts/list", kindResource: "resources/list", kindTemplate: "resources/templates/list"}[ft.typ]
 	f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it: as written in %s, without mcpgen's own keys.",
 		ft.definitionName(), ft.typ, ft.key, listed, ft.source)))
-	f.Const().Id(ft.definitionName()).Op("=").Lit(string(ft.definition))
-	if ft.typ == kindResource {
+	f.Const().Id(ft.definitionName()).Op("=").Add(jsonText(string(ft.definition)))
+	switch ft.typ {
+	case kindPrompt:
+		f.Commentf("// %s is the name of prompt %s, as prompts/get names it.", ft.nameConst(), ft.name)
+	case kindResource:
 		f.Commentf("// %s is the URI of resource %s.", ft.uriName(), ft.name)
-		f.Const().Id(ft.uriName()).Op("=").Lit(ft.key)
+	case kindTemplate:
+		f.Commentf("// %s is the URI template of resource template %s.", ft.nameConst(), ft.name)
 	}
+	f.Const().Id(ft.nameConst()).Op("=").Lit(ft.key)
 	if ft.embedded != nil {
 		emitResourceFile(f, ft)
 	}
@@ -102,14 +107,7 @@ func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 	f.Commentf("// %s wires %s %s to h.", ft.funcName(), ft.typ, ft.key)
 	f.Func().Id(ft.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, typ).Block(
 		jen.Return(jen.Qual(runtimePkg, typ).ValuesFunc(func(vg *jen.Group) {
-			switch ft.typ {
-			case kindPrompt:
-				vg.Line().Id("Name").Op(":").Lit(ft.name)
-			case kindResource:
-				vg.Line().Id("URI").Op(":").Id(ft.uriName())
-			case kindTemplate:
-				vg.Line().Id("URITemplate").Op(":").Lit(ft.key)
-			}
+			vg.Line().Id([...]string{"Name", "URI", "URITemplate"}[ft.typ]).Op(":").Id(ft.nameConst())
 			vg.Line().Id("Definition").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Id(ft.definitionName()))
 			if len(ft.elicits) > 0 {
 				vg.Line().Id("Elicitations").Op(":").Index().Op("*").Qual(runtimePkg, "Elicitation").ValuesFunc(func(eg *jen.Group) {
@@ -316,22 +314,24 @@ func featureMethods(ft *featureIR, first string, result, zero jen.Code) []handle
 	if len(ft.description) > 0 {
 		doc = append(append(doc, ""), ft.description...)
 	}
-	notImplemented := func(what string) jen.Code {
-		return jen.Qual("errors", "New").Call(jen.Lit(what + " is not implemented"))
+	// notImplemented is UnimplementedHandler's error: format with %q
+	// standing for the feature's name constant, then for args.
+	notImplemented := func(format string, args ...jen.Code) jen.Code {
+		return jen.Qual("fmt", "Errorf").Call(append([]jen.Code{jen.Lit(format + " is not implemented")}, args...)...)
 	}
 	var out []handlerMethod
 	if ft.hasMethod() {
-		what := fmt.Sprintf("%s %q", ft.typ, ft.key)
 		out = append(out, handlerMethod{name: ft.method(), doc: doc, params: params, anon: anon,
-			result: []jen.Code{result, jen.Error()}, what: what, notImplemented: notImplemented(what), zero: zero})
+			result: []jen.Code{result, jen.Error()}, what: fmt.Sprintf("%s %q", ft.typ, ft.key),
+			notImplemented: notImplemented(ft.typ.String()+" %q", jen.Id(ft.nameConst())), zero: zero})
 	}
 	if ft.list {
-		what := fmt.Sprintf("listing of resource template %q", ft.key)
 		out = append(out, handlerMethod{name: ft.listMethod(),
 			doc:    []string{fmt.Sprintf("%s lists the resources of template %s that exist now, for resources/list.", ft.listMethod(), ft.key)},
 			params: []jen.Code{ctx()}, anon: []jen.Code{jen.Qual("context", "Context")},
-			result: []jen.Code{jen.Index().Qual(runtimePkg, "ResourceInfo"), jen.Error()},
-			what:   what, notImplemented: notImplemented(what)})
+			result:         []jen.Code{jen.Index().Qual(runtimePkg, "ResourceInfo"), jen.Error()},
+			what:           fmt.Sprintf("listing of resource template %q", ft.key),
+			notImplemented: notImplemented("listing of resource template %q", jen.Id(ft.nameConst()))})
 	}
 	for _, c := range ft.complete {
 		a := ft.arg(c)
@@ -340,13 +340,14 @@ func featureMethods(ft *featureIR, first string, result, zero jen.Code) []handle
 			kind = "variable"
 		}
 		what := fmt.Sprintf("completion of %s %q of %s %q", kind, c, ft.typ, ft.key)
+		err := notImplemented("completion of "+kind+" %q of "+ft.typ.String()+" %q", jen.Lit(c), jen.Id(ft.nameConst()))
 		out = append(out, handlerMethod{name: ft.completeMethod(a),
 			doc: []string{fmt.Sprintf("%s suggests values for %s %s of %s %s, for completion/complete.",
 				ft.completeMethod(a), kind, c, ft.typ, ft.key)},
 			params: []jen.Code{ctx(), jen.Id("req").Qual(runtimePkg, "CompletionRequest")},
 			anon:   []jen.Code{jen.Qual("context", "Context"), jen.Qual(runtimePkg, "CompletionRequest")},
 			result: []jen.Code{jen.Op("*").Qual(runtimePkg, "Completion"), jen.Error()},
-			what:   what, notImplemented: notImplemented(what)})
+			what:   what, notImplemented: err})
 	}
 	return out
 }
@@ -382,7 +383,7 @@ func emitTestFeature(f *jen.File, importPath string, ft *featureIR) {
 				}
 			}
 		}
-		stmts = append(stmts, jen.Return(id("c").Dot("Client").Dot("GetPrompt").Call(id("ctx"), jen.Lit(ft.name), args)))
+		stmts = append(stmts, jen.Return(id("c").Dot("Client").Dot("GetPrompt").Call(id("ctx"), q(ft.nameConst()), args)))
 		f.Func().Add(recv).Id(ft.method()).Params(params...).Params(jen.Op("*").Qual(mcptestPkg, "PromptResult"), jen.Error()).Block(stmts...)
 	case kindResource:
 		f.Add(comment(fmt.Sprintf("%s reads resource %s (%s).%s", ft.method(), ft.name, ft.key, asks(ft.elicits))))
@@ -415,7 +416,7 @@ func emitTestFeature(f *jen.File, importPath string, ft *featureIR) {
 			}
 		}
 		stmts = append(stmts,
-			jen.List(id("uri"), jen.Err()).Op(":=").Qual(mcptestPkg, "ExpandURITemplate").Call(jen.Lit(ft.key), id("vars")),
+			jen.List(id("uri"), jen.Err()).Op(":=").Qual(mcptestPkg, "ExpandURITemplate").Call(q(ft.nameConst()), id("vars")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 			jen.Return(id("c").Dot("Client").Dot("ReadResource").Call(id("ctx"), id("uri"))),
 		)
@@ -423,9 +424,9 @@ func emitTestFeature(f *jen.File, importPath string, ft *featureIR) {
 	}
 	for _, c := range ft.complete {
 		a := ft.arg(c)
-		what, ref := "argument", jen.Qual(mcptestPkg, "PromptRef").Call(jen.Lit(ft.name))
+		what, ref := "argument", jen.Qual(mcptestPkg, "PromptRef").Call(q(ft.nameConst()))
 		if ft.typ == kindTemplate {
-			what, ref = "variable", jen.Qual(mcptestPkg, "TemplateRef").Call(jen.Lit(ft.key))
+			what, ref = "variable", jen.Qual(mcptestPkg, "TemplateRef").Call(q(ft.nameConst()))
 		}
 		f.Add(comment(fmt.Sprintf("%s asks completion/complete for %s %s of %s %s, given what the user typed "+
 			"(value) and the other %ss already chosen (chosen, or nil).", ft.completeMethod(a), what, c, ft.typ, ft.key, what)))

@@ -64,6 +64,18 @@ func (f *featureIR) argsName() string {
 	return f.goName + "Params"
 }
 
+// nameConst is the exported constant naming the feature in requests: a
+// prompt's name, a resource's URI, a template's URI template.
+func (f *featureIR) nameConst() string {
+	switch f.typ {
+	case kindPrompt:
+		return f.goName + "PromptName"
+	case kindResource:
+		return f.uriName()
+	}
+	return f.goName + "URITemplate"
+}
+
 // uriName is the exported constant holding a resource's URI.
 func (f *featureIR) uriName() string { return f.goName + "ResourceURI" }
 

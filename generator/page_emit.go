@@ -42,7 +42,7 @@ func enableApps(pc *packageCode) {
 func pageHandler(ft *featureIR) jen.Code {
 	meta := jen.Nil()
 	if ft.ui != nil {
-		meta = jen.Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(ft.ui)))
+		meta = jen.Qual(jsonPkg, "RawMessage").Call(jsonText(string(ft.ui)))
 	}
 	if ft.embedded != nil {
 		return fileAdapter(ft, jen.Qual(appsPkg, "Page").Call(jen.Id(ft.uriName()), jen.Id(ft.fileVar()), meta))

@@ -78,7 +78,7 @@ func emitSkill(pc *packageCode, s *skillIR) *jen.File {
 	f.Func().Id(s.funcName()).Params(params...).Qual(skillsPkg, "Skill").Block(
 		jen.Return(jen.Qual(skillsPkg, "Skill").ValuesFunc(func(vg *jen.Group) {
 			vg.Line().Id("Path").Op(":").Lit(s.name)
-			vg.Line().Id("Frontmatter").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Lit(string(s.frontmatter)))
+			vg.Line().Id("Frontmatter").Op(":").Qual(jsonPkg, "RawMessage").Call(jsonText(string(s.frontmatter)))
 			if static {
 				vg.Line().Id("FS").Op(":").Id(s.filesName())
 				vg.Line().Id("Dir").Op(":").Lit(s.embed)

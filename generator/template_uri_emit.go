@@ -45,6 +45,6 @@ func emitTemplateURI(f *jen.File, ft *featureIR) {
 		}
 		vars = jen.Id("vars")
 	}
-	body = append(body, jen.Return(jen.Qual(runtimePkg, "ExpandURITemplate").Call(jen.Lit(ft.key), vars)))
+	body = append(body, jen.Return(jen.Qual(runtimePkg, "ExpandURITemplate").Call(jen.Id(ft.nameConst()), vars)))
 	f.Func().Id(ft.templateURIName()).Params(jen.Id("p").Id(ft.argsName())).String().Block(body...)
 }

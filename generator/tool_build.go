@@ -94,6 +94,7 @@ func (k *toolKind) build(bc *buildContext) part {
 		ok := bc.ns.claim(ir.callName(), at, hint)
 		ok = bc.ns.claim(ir.definitionName(), at, hint) && ok
 		ok = bc.ns.claim(ir.funcName(), at, hint) && ok
+		ok = bc.ns.claim(ir.constName(), at, hint) && ok
 		if !ok {
 			continue
 		}
@@ -116,7 +117,11 @@ func (k *toolKind) build(bc *buildContext) part {
 			refs = append(refs, r.Str)
 		}
 		ir.elicits = bc.elicitations(refs)
-		bc.claimClientMethod(ir.goName, place{t.at.src, t.at.node.Get("name")}, fmt.Sprintf(`set _meta[%q]`, metaGoName), fmt.Sprintf("tool %q", t.name))
+		nameAt, goNameHint, what := place{t.at.src, t.at.node.Get("name")}, fmt.Sprintf(`set _meta[%q]`, metaGoName), fmt.Sprintf("tool %q", t.name)
+		bc.claimClientMethod(ir.goName, nameAt, goNameHint, what)
+		if ir.output != nil {
+			bc.claimClientMethod(ir.goName+"WithContent", nameAt, goNameHint, what)
+		}
 		p.tools = append(p.tools, ir)
 	}
 	return p

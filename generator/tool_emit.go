@@ -15,7 +15,12 @@ func (p *toolPart) emit(pc *packageCode) {
 			zero = outputZero(t)
 		}
 		what := fmt.Sprintf("tool %s", t.name)
-		doc := []string{fmt.Sprintf("%s handles tool %s.", t.goName, t.name)}
+		first := fmt.Sprintf("%s handles tool %s.", t.goName, t.name)
+		if t.output != nil {
+			first += " Its output goes out as structuredContent, and as a JSON text block unless the handler " +
+				"adds blocks of its own with call.AddContent (call.AddOutputJSON keeps the JSON block among them)."
+		}
+		doc := []string{first}
 		if lines := t.docLines(); len(lines) > 0 {
 			doc = append(append(doc, ""), lines...)
 		}
@@ -23,7 +28,7 @@ func (p *toolPart) emit(pc *packageCode) {
 			params: []jen.Code{ctx(), jen.Id("call").Id(t.callName()), jen.Id("in").Add(typeExpr(t.input))},
 			anon:   []jen.Code{jen.Qual("context", "Context"), jen.Id(t.callName()), typeExpr(t.input)},
 			result: t.results(), what: what, zero: zero,
-			notImplemented: jen.Qual("errors", "New").Call(jen.Lit(fmt.Sprintf("tool %q is not implemented", t.name)))})
+			notImplemented: jen.Qual("fmt", "Errorf").Call(jen.Lit("tool %q is not implemented"), jen.Id(t.constName()))})
 		pc.adds = append(pc.adds, registration{add: "AddTool", typ: "Tool", what: "tools", value: jen.Id(t.funcName()).Call(jen.Id("h")), order: t.order})
 		pc.calls = append(pc.calls, func(f *jen.File) { emitTestTool(f, pc.importPath, t) })
 		apps = apps || t.apps
@@ -78,16 +83,17 @@ func (t *toolIR) docLines() []string {
 
 func emitTool(pc *packageCode, t *toolIR) *jen.File {
 	f := pc.newFile()
-	name := t.name
-	def := t.definitionName()
+	name, def, call := t.name, t.definitionName(), t.callName()
+	f.Add(comment(fmt.Sprintf("%s is the name of tool %s: what tools/call names, and what an interceptor sees as "+
+		"runtime.IncomingRequest.Name.", t.constName(), name)))
+	f.Const().Id(t.constName()).Op("=").Lit(name)
 	f.Add(comment(fmt.Sprintf("%s is tool %s as tools/list advertises it: as written in %s, without mcpgen's own keys.",
 		def, name, t.source)))
-	f.Const().Id(def).Op("=").Lit(string(t.definition))
+	f.Const().Id(def).Op("=").Add(jsonText(string(t.definition)))
 	for _, d := range t.decls {
 		emitDecl(f, d)
 	}
 
-	call := t.callName()
 	f.Add(comment(
 		fmt.Sprintf("%s is the handle of one %s call: progress, logging, sampling, roots, extra "+
 			"content, state, and the elicitations the tool declares. Asking for an elicitation "+
@@ -97,54 +103,40 @@ func emitTool(pc *packageCode, t *toolIR) *jen.File {
 	emitElicitMethods(f, call, t.elicits)
 	emitPageMethod(f, call, t)
 
-	fn := t.funcName()
-	f.Commentf("// %s wires tool %s to h.", fn, name)
-	var handlerBody []jen.Code
-	handlerBody = append(handlerBody,
-		jen.Var().Id("in").Add(typeExpr(t.input)),
-		jen.If(jen.Err().Op(":=").Qual(runtimePkg, "DecodeArguments").Call(jen.Lit(name), jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Err()),
-		),
-	)
-	handle := handleValue(call, "ToolCall", t.needsCall())
+	adapter := "NewContentTool"
 	if t.output != nil {
-		handlerBody = append(handlerBody,
-			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("h").Dot(t.goName).Call(jen.Id("ctx"), handle, jen.Id("in")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Qual(runtimePkg, "StructuredResult").Call(jen.Id("call"), jen.Id("out"))),
-		)
-	} else {
-		handlerBody = append(handlerBody,
-			jen.List(jen.Id("blocks"), jen.Err()).Op(":=").Id("h").Dot(t.goName).Call(jen.Id("ctx"), handle, jen.Id("in")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Qual(runtimePkg, "ContentResult").Call(jen.Id("call"), jen.Id("blocks")), jen.Nil()),
-		)
+		adapter = "NewStructuredTool"
 	}
-	f.Func().Id(fn).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, "Tool").Block(
-		jen.Return(jen.Qual(runtimePkg, "Tool").ValuesFunc(func(g *jen.Group) {
-			g.Line().Id("Name").Op(":").Lit(name)
-			g.Line().Id("Definition").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Id(def))
-			if len(t.elicits) > 0 {
-				g.Line().Id("Elicitations").Op(":").Index().Op("*").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
-					for _, e := range t.elicits {
-						g.Id(e.varName())
-					}
-				})
-			}
-			if len(t.scopes) > 0 {
-				g.Line().Id("Scopes").Op(":").Index().String().ValuesFunc(func(g *jen.Group) {
-					for _, sc := range t.scopes {
-						g.Lit(sc)
-					}
-				})
-			}
-			if t.singleUse {
-				g.Line().Id("SingleUseState").Op(":").True()
-			}
-			g.Line().Id("Handler").Op(":").Func().Params(ctx(), jen.Id("call").Op("*").Qual(runtimePkg, "Call"), jen.Id("args").Qual(jsonPkg, "RawMessage")).
-				Params(jen.Op("*").Qual(runtimePkg, "ToolResult"), jen.Error()).Block(handlerBody...)
-			g.Line()
-		})),
+	f.Commentf("// %s wires tool %s to h.", t.funcName(), name)
+	f.Func().Id(t.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, "Tool").Block(
+		jen.Return(jen.Qual(runtimePkg, adapter).Call(
+			jen.Qual(runtimePkg, "Tool").ValuesFunc(func(g *jen.Group) {
+				g.Line().Id("Name").Op(":").Id(t.constName())
+				g.Line().Id("Definition").Op(":").Qual(jsonPkg, "RawMessage").Call(jen.Id(def))
+				if len(t.elicits) > 0 {
+					g.Line().Id("Elicitations").Op(":").Index().Op("*").Qual(runtimePkg, "Elicitation").ValuesFunc(func(g *jen.Group) {
+						for _, e := range t.elicits {
+							g.Id(e.varName())
+						}
+					})
+				}
+				if len(t.scopes) > 0 {
+					g.Line().Id("Scopes").Op(":").Index().String().ValuesFunc(func(g *jen.Group) {
+						for _, sc := range t.scopes {
+							g.Lit(sc)
+						}
+					})
+				}
+				if t.singleUse {
+					g.Line().Id("SingleUseState").Op(":").True()
+				}
+				g.Line()
+			}),
+			jen.Func().Params(jen.Id("call").Op("*").Qual(runtimePkg, "Call")).Id(call).Block(
+				jen.Return(handleValue(call, "ToolCall", t.needsCall())),
+			),
+			jen.Id("h").Dot(t.goName),
+		)),
 	)
 	return f
 }
@@ -166,7 +158,7 @@ func emitPageMethod(f *jen.File, call string, t *toolIR) {
 // emitTestTool writes the test client's method calling a tool.
 func emitTestTool(f *jen.File, importPath string, t *toolIR) {
 	id := jen.Id
-	call := id("res").Op(",").Err().Op(":=").Id("c").Dot("Client").Dot("CallTool").Call(id("ctx"), jen.Lit(t.name), id("in"))
+	call := id("res").Op(",").Err().Op(":=").Id("c").Dot("Client").Dot("CallTool").Call(id("ctx"), jen.Qual(importPath, t.constName()), id("in"))
 	if t.output == nil {
 		f.Add(comment(fmt.Sprintf("%s calls tool %s and returns its content; an isError result is also a "+
 			"*mcptest.ToolError.%s", t.goName, t.name, asks(t.elicits))))
@@ -182,13 +174,23 @@ func emitTestTool(f *jen.File, importPath string, t *toolIR) {
 	if !t.wireObject {
 		decode = "DecodeValueOutput" // sessions of 2025-11-25 and earlier get it as {"result": value}
 	}
+	with := t.goName + "WithContent"
+	out := qualifiedType(t.output, importPath)
 	f.Add(comment(fmt.Sprintf("%s calls tool %s and returns its structured output; an isError result is a "+
 		"*mcptest.ToolError.%s", t.goName, t.name, asks(t.elicits))))
 	f.Func().Params(id("c").Op("*").Id("Client")).Id(t.goName).Params(ctx(), id("in").Add(qualifiedType(t.input, importPath))).
-		Params(id("out").Add(qualifiedType(t.output, importPath)), jen.Err().Error()).Block(
-		call,
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(id("out"), jen.Err())),
-		jen.Err().Op("=").Id("res").Dot(decode).Call(jen.Op("&").Id("out")),
+		Params(out.Clone(), jen.Error()).Block(
+		jen.List(id("out"), id("_"), jen.Err()).Op(":=").Id("c").Dot(with).Call(id("ctx"), id("in")),
 		jen.Return(id("out"), jen.Err()),
+	)
+	f.Add(comment(fmt.Sprintf("%s calls tool %s and returns its structured output and the content blocks beside it: "+
+		"the output's JSON as text, or the blocks its handler chose. An isError result is a *mcptest.ToolError, "+
+		"its content the error's text and the blocks the handler added before it failed.", with, t.name)))
+	f.Func().Params(id("c").Op("*").Id("Client")).Id(with).Params(ctx(), id("in").Add(qualifiedType(t.input, importPath))).
+		Params(id("out").Add(out), id("content").Qual(mcptestPkg, "Content"), jen.Err().Error()).Block(
+		call,
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(id("out"), jen.Nil(), jen.Err())),
+		jen.Err().Op("=").Id("res").Dot(decode).Call(jen.Op("&").Id("out")),
+		jen.Return(id("out"), id("res").Dot("Content"), jen.Err()),
 	)
 }

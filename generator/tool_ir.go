@@ -28,6 +28,9 @@ type toolIR struct {
 	order   inputOrder
 }
 
+// constName is the exported constant holding the tool's name.
+func (t *toolIR) constName() string { return t.goName + "ToolName" }
+
 // definitionName is the constant holding the tool's advertised definition.
 func (t *toolIR) definitionName() string { return lowerFirst(t.goName + "Definition") }
 

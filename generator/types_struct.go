@@ -134,6 +134,7 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		} else {
 			f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
 			f.omitempty = !req && f.def == nil
+			f.nonNil = req && !nullable && (t.kind == refSlice || t.kind == refMap)
 		}
 		d.fields = append(d.fields, f)
 	}

@@ -4,7 +4,7 @@ package gettime
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -12,13 +12,15 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool and each MCP Apps page that is not served from a file of
-// this package. Embed UnimplementedHandler in your implementation so that methods added later
-// do not break the build.
+// Handler answers the calls of this package: it has a method for each tool and each MCP Apps
+// page that is not served from a file. Embed UnimplementedHandler in your implementation so
+// that methods added later do not break the build.
 type Handler interface {
-	// GetTime handles tool get-time.
+	// GetTime handles tool get-time. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Returns the current server time as an ISO 8601 string.
 	//
@@ -38,12 +40,12 @@ type UnimplementedHandler struct{}
 
 // GetTime reports that tool get-time is not implemented.
 func (UnimplementedHandler) GetTime(context.Context, GetTimeCall, GetTimeInput) (GetTimeOutput, error) {
-	return GetTimeOutput{}, errors.New("tool \"get-time\" is not implemented")
+	return GetTimeOutput{}, fmt.Errorf("tool %q is not implemented", GetTimeToolName)
 }
 
 // ReadUIGetTimeMCPAppHTML reports that resource "ui://get-time/mcp-app.html" is not implemented.
 func (UnimplementedHandler) ReadUIGetTimeMCPAppHTML(context.Context, UIGetTimeMCPAppHTMLResourceCall) (string, error) {
-	return "", errors.New("resource \"ui://get-time/mcp-app.html\" is not implemented")
+	return "", fmt.Errorf("resource %q is not implemented", UIGetTimeMCPAppHTMLResourceURI)
 }
 
 // Register adds the tools and resources of this package to s, answered by h, in the order of

@@ -4,19 +4,22 @@ package defs
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// MoveItem handles tool move_item.
+	// MoveItem handles tool move_item. Its output goes out as structuredContent, and as a JSON
+	// text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Move an item; input and output share $defs/Location
 	MoveItem(ctx context.Context, call MoveItemCall, in MoveItemInput) (MoveItemOutput, error)
@@ -28,7 +31,7 @@ type UnimplementedHandler struct{}
 
 // MoveItem reports that tool move_item is not implemented.
 func (UnimplementedHandler) MoveItem(context.Context, MoveItemCall, MoveItemInput) (MoveItemOutput, error) {
-	return MoveItemOutput{}, errors.New("tool \"move_item\" is not implemented")
+	return MoveItemOutput{}, fmt.Errorf("tool %q is not implemented", MoveItemToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

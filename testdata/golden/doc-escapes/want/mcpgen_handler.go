@@ -4,17 +4,18 @@ package docescapes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// TrickyDocs handles tool tricky_docs.
 	//
@@ -31,7 +32,7 @@ type UnimplementedHandler struct{}
 
 // TrickyDocs reports that tool tricky_docs is not implemented.
 func (UnimplementedHandler) TrickyDocs(context.Context, TrickyDocsCall, TrickyDocsInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tricky_docs\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TrickyDocsToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

@@ -6,11 +6,11 @@ import "github.com/mcpgen/mcpgen/runtime"
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has no methods: nothing this package declares is answered by one. Embed
-// UnimplementedHandler in your implementation so that methods added later do not break the
-// build.
+// Handler answers the calls of this package; it has no methods, since nothing the package
+// declares is answered by one. Embed UnimplementedHandler in your implementation so that
+// methods added later do not break the build.
 type Handler interface{}
 
 // UnimplementedHandler answers every method of Handler with an error saying it is not

@@ -4,18 +4,18 @@ package featurescopes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each prompt, each resource and each resource template of this
-// package. Embed UnimplementedHandler in your implementation so that methods added later do
-// not break the build.
+// Handler answers the calls of this package: it has a method for each prompt, each resource
+// and each resource template. Embed UnimplementedHandler in your implementation so that
+// methods added later do not break the build.
 type Handler interface {
 	// PlanTripPrompt answers prompts/get of prompt plan_trip.
 	//
@@ -38,17 +38,17 @@ type UnimplementedHandler struct{}
 
 // PlanTripPrompt reports that prompt "plan_trip" is not implemented.
 func (UnimplementedHandler) PlanTripPrompt(context.Context, PlanTripPromptCall, PlanTripPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"plan_trip\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", PlanTripPromptName)
 }
 
 // ReadSecret reports that resource "notes://secret" is not implemented.
 func (UnimplementedHandler) ReadSecret(context.Context, SecretResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"notes://secret\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", SecretResourceURI)
 }
 
 // ReadNote reports that resource template "notes://{title}" is not implemented.
 func (UnimplementedHandler) ReadNote(context.Context, NoteTemplateCall, string, NoteParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"notes://{title}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", NoteURITemplate)
 }
 
 // Register adds the prompts, resources and resource templates of this package to s, answered

@@ -4,18 +4,19 @@ package featureswithtools
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool, each prompt, each resource, each resource template and
-// each completable argument or template variable of this package. Embed UnimplementedHandler
-// in your implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool, each prompt, each
+// resource, each resource template and each completable argument or template variable. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// GetWeather handles tool get_weather.
 	//
@@ -46,32 +47,32 @@ type UnimplementedHandler struct{}
 
 // GetWeather reports that tool get_weather is not implemented.
 func (UnimplementedHandler) GetWeather(context.Context, GetWeatherCall, GetWeatherInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"get_weather\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GetWeatherToolName)
 }
 
 // WeatherReportPrompt reports that prompt "weather_report" is not implemented.
 func (UnimplementedHandler) WeatherReportPrompt(context.Context, WeatherReportPromptCall, WeatherReportPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"weather_report\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", WeatherReportPromptName)
 }
 
 // CompleteWeatherReportCity reports that completion of argument "city" of prompt "weather_report" is not implemented.
 func (UnimplementedHandler) CompleteWeatherReportCity(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"city\" of prompt \"weather_report\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "city", WeatherReportPromptName)
 }
 
 // ReadCities reports that resource "weather://cities" is not implemented.
 func (UnimplementedHandler) ReadCities(context.Context, CitiesResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"weather://cities\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", CitiesResourceURI)
 }
 
 // ReadForecast reports that resource template "weather://forecast/{city}" is not implemented.
 func (UnimplementedHandler) ReadForecast(context.Context, ForecastTemplateCall, string, ForecastParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"weather://forecast/{city}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", ForecastURITemplate)
 }
 
 // CompleteForecastCity reports that completion of variable "city" of resource template "weather://forecast/{city}" is not implemented.
 func (UnimplementedHandler) CompleteForecastCity(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"city\" of resource template \"weather://forecast/{city}\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "city", ForecastURITemplate)
 }
 
 // Register adds the tools, prompts, resources and resource templates of this package to s,

@@ -4,17 +4,18 @@ package inputorder
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// WriteFile handles tool write_file.
 	//
@@ -40,22 +41,22 @@ type UnimplementedHandler struct{}
 
 // WriteFile reports that tool write_file is not implemented.
 func (UnimplementedHandler) WriteFile(context.Context, WriteFileCall, WriteFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"write_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", WriteFileToolName)
 }
 
 // ReadFile reports that tool read_file is not implemented.
 func (UnimplementedHandler) ReadFile(context.Context, ReadFileCall, ReadFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadFileToolName)
 }
 
 // MoveFile reports that tool move_file is not implemented.
 func (UnimplementedHandler) MoveFile(context.Context, MoveFileCall, MoveFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"move_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MoveFileToolName)
 }
 
 // DeleteFile reports that tool delete_file is not implemented.
 func (UnimplementedHandler) DeleteFile(context.Context, DeleteFileCall, DeleteFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"delete_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", DeleteFileToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

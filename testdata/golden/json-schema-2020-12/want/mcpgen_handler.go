@@ -4,17 +4,18 @@ package jsonschema202012
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// JSONSchema202012Tool handles tool json_schema_2020_12_tool.
 	//
@@ -28,7 +29,7 @@ type UnimplementedHandler struct{}
 
 // JSONSchema202012Tool reports that tool json_schema_2020_12_tool is not implemented.
 func (UnimplementedHandler) JSONSchema202012Tool(context.Context, JSONSchema202012ToolCall, JSONSchema202012ToolInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"json_schema_2020_12_tool\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", JSONSchema202012ToolToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

@@ -4,17 +4,18 @@ package lenientinputs
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// TagItems handles tool tag_items.
 	//
@@ -34,17 +35,17 @@ type UnimplementedHandler struct{}
 
 // TagItems reports that tool tag_items is not implemented.
 func (UnimplementedHandler) TagItems(context.Context, TagItemsCall, TagItemsInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tag_items\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TagItemsToolName)
 }
 
 // ListEverything reports that tool list_everything is not implemented.
 func (UnimplementedHandler) ListEverything(context.Context, ListEverythingCall, ListEverythingInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"list_everything\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ListEverythingToolName)
 }
 
 // ReadPage reports that tool read_page is not implemented.
 func (UnimplementedHandler) ReadPage(context.Context, ReadPageCall, ReadPageInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read_page\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadPageToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

@@ -4,7 +4,7 @@ package mcpapps
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -12,11 +12,11 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool and each MCP Apps page that is not served from a file of
-// this package. Embed UnimplementedHandler in your implementation so that methods added later
-// do not break the build.
+// Handler answers the calls of this package: it has a method for each tool and each MCP Apps
+// page that is not served from a file. Embed UnimplementedHandler in your implementation so
+// that methods added later do not break the build.
 type Handler interface {
 	// ShowTasks handles tool show_tasks.
 	//
@@ -71,32 +71,32 @@ type UnimplementedHandler struct{}
 
 // ShowTasks reports that tool show_tasks is not implemented.
 func (UnimplementedHandler) ShowTasks(context.Context, ShowTasksCall, ShowTasksInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"show_tasks\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ShowTasksToolName)
 }
 
 // MoveTask reports that tool move_task is not implemented.
 func (UnimplementedHandler) MoveTask(context.Context, MoveTaskCall, MoveTaskInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"move_task\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MoveTaskToolName)
 }
 
 // ShowReport reports that tool show_report is not implemented.
 func (UnimplementedHandler) ShowReport(context.Context, ShowReportCall, ShowReportInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"show_report\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ShowReportToolName)
 }
 
 // RefreshReport reports that tool refresh_report is not implemented.
 func (UnimplementedHandler) RefreshReport(context.Context, RefreshReportCall, RefreshReportInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"refresh_report\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", RefreshReportToolName)
 }
 
 // CountTasks reports that tool count_tasks is not implemented.
 func (UnimplementedHandler) CountTasks(context.Context, CountTasksCall, CountTasksInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"count_tasks\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", CountTasksToolName)
 }
 
 // ReadWeeklyReport reports that resource "ui://tasks/report" is not implemented.
 func (UnimplementedHandler) ReadWeeklyReport(context.Context, WeeklyReportResourceCall) (string, error) {
-	return "", errors.New("resource \"ui://tasks/report\" is not implemented")
+	return "", fmt.Errorf("resource %q is not implemented", WeeklyReportResourceURI)
 }
 
 // Register adds the tools and resources of this package to s, answered by h, in the order of

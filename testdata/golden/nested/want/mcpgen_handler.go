@@ -4,19 +4,22 @@ package nested
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// CreateOrder handles tool create_order.
+	// CreateOrder handles tool create_order. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Create an order with nested objects and arrays
 	CreateOrder(ctx context.Context, call CreateOrderCall, in CreateOrderInput) (CreateOrderOutput, error)
@@ -28,7 +31,7 @@ type UnimplementedHandler struct{}
 
 // CreateOrder reports that tool create_order is not implemented.
 func (UnimplementedHandler) CreateOrder(context.Context, CreateOrderCall, CreateOrderInput) (CreateOrderOutput, error) {
-	return CreateOrderOutput{}, errors.New("tool \"create_order\" is not implemented")
+	return CreateOrderOutput{}, fmt.Errorf("tool %q is not implemented", CreateOrderToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

@@ -4,18 +4,18 @@ package promptarray
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool and each prompt of this package. Embed
-// UnimplementedHandler in your implementation so that methods added later do not break the
-// build.
+// Handler answers the calls of this package: it has a method for each tool and each prompt.
+// Embed UnimplementedHandler in your implementation so that methods added later do not break
+// the build.
 type Handler interface {
 	// Search handles tool search.
 	//
@@ -37,17 +37,17 @@ type UnimplementedHandler struct{}
 
 // Search reports that tool search is not implemented.
 func (UnimplementedHandler) Search(context.Context, SearchCall, SearchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"search\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", SearchToolName)
 }
 
 // ExplainPrompt reports that prompt "explain" is not implemented.
 func (UnimplementedHandler) ExplainPrompt(context.Context, ExplainPromptCall, ExplainPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"explain\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", ExplainPromptName)
 }
 
 // NoArgsPrompt reports that prompt "no_args" is not implemented.
 func (UnimplementedHandler) NoArgsPrompt(context.Context, NoArgsPromptCall) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"no_args\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", NoArgsPromptName)
 }
 
 // Register adds the tools and prompts of this package to s, answered by h, in the order of the

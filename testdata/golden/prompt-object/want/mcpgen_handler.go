@@ -4,18 +4,18 @@ package promptobject
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each prompt and each completable argument or template variable of
-// this package. Embed UnimplementedHandler in your implementation so that methods added later
-// do not break the build.
+// Handler answers the calls of this package: it has a method for each prompt and each
+// completable argument or template variable. Embed UnimplementedHandler in your implementation
+// so that methods added later do not break the build.
 type Handler interface {
 	// CodeReviewPrompt answers prompts/get of prompt code_review.
 	//
@@ -35,17 +35,17 @@ type UnimplementedHandler struct{}
 
 // CodeReviewPrompt reports that prompt "code_review" is not implemented.
 func (UnimplementedHandler) CodeReviewPrompt(context.Context, CodeReviewPromptCall, CodeReviewPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", CodeReviewPromptName)
 }
 
 // CompleteCodeReviewLanguage reports that completion of argument "language" of prompt "code_review" is not implemented.
 func (UnimplementedHandler) CompleteCodeReviewLanguage(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"language\" of prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "language", CodeReviewPromptName)
 }
 
 // CompleteCodeReviewFocus reports that completion of argument "focus" of prompt "code_review" is not implemented.
 func (UnimplementedHandler) CompleteCodeReviewFocus(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"focus\" of prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "focus", CodeReviewPromptName)
 }
 
 // Register adds the prompts of this package to s, answered by h, in the order of the input

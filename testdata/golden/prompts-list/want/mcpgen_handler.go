@@ -4,17 +4,18 @@ package promptslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each prompt of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each prompt. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// GreetPrompt answers prompts/get of prompt greet.
 	//
@@ -34,17 +35,17 @@ type UnimplementedHandler struct{}
 
 // GreetPrompt reports that prompt "greet" is not implemented.
 func (UnimplementedHandler) GreetPrompt(context.Context, GreetPromptCall, GreetPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"greet\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", GreetPromptName)
 }
 
 // DailySummaryPrompt reports that prompt "daily-summary" is not implemented.
 func (UnimplementedHandler) DailySummaryPrompt(context.Context, DailySummaryPromptCall) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"daily-summary\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", DailySummaryPromptName)
 }
 
 // TranslationPrompt reports that prompt "translate" is not implemented.
 func (UnimplementedHandler) TranslationPrompt(context.Context, TranslationPromptCall, TranslationPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"translate\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", TranslationPromptName)
 }
 
 // Register adds the prompts of this package to s, answered by h, in the order of the input

@@ -4,17 +4,18 @@ package resourceobject
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each resource of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each resource. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ReadReadme answers resources/read of file:///project/README.md (resource readme).
 	//
@@ -28,7 +29,7 @@ type UnimplementedHandler struct{}
 
 // ReadReadme reports that resource "file:///project/README.md" is not implemented.
 func (UnimplementedHandler) ReadReadme(context.Context, ReadmeResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"file:///project/README.md\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", ReadmeResourceURI)
 }
 
 // Register adds the resources of this package to s, answered by h, in the order of the input

@@ -4,17 +4,18 @@ package resourceslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each resource of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each resource. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ReadStaticText answers resources/read of test://static-text (resource static-text).
 	ReadStaticText(ctx context.Context, call StaticTextResourceCall) (*runtime.ResourceResult, error)
@@ -32,17 +33,17 @@ type UnimplementedHandler struct{}
 
 // ReadStaticText reports that resource "test://static-text" is not implemented.
 func (UnimplementedHandler) ReadStaticText(context.Context, StaticTextResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"test://static-text\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", StaticTextResourceURI)
 }
 
 // ReadStaticBinary reports that resource "test://static-binary" is not implemented.
 func (UnimplementedHandler) ReadStaticBinary(context.Context, StaticBinaryResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"test://static-binary\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", StaticBinaryResourceURI)
 }
 
 // ReadAppConfig reports that resource "config://app" is not implemented.
 func (UnimplementedHandler) ReadAppConfig(context.Context, AppConfigResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"config://app\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", AppConfigResourceURI)
 }
 
 // Register adds the resources of this package to s, answered by h, in the order of the input

@@ -4,23 +4,26 @@ package rootshapes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ByRef handles tool by_ref.
 	//
 	// Root is a reference
 	ByRef(ctx context.Context, call ByRefCall, in ByRefArgs) ([]runtime.Content, error)
-	// AsMap handles tool as_map.
+	// AsMap handles tool as_map. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Root is a map of strings
 	AsMap(ctx context.Context, call AsMapCall, in map[string]string) (map[string]int64, error)
@@ -40,22 +43,22 @@ type UnimplementedHandler struct{}
 
 // ByRef reports that tool by_ref is not implemented.
 func (UnimplementedHandler) ByRef(context.Context, ByRefCall, ByRefArgs) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"by_ref\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ByRefToolName)
 }
 
 // AsMap reports that tool as_map is not implemented.
 func (UnimplementedHandler) AsMap(context.Context, AsMapCall, map[string]string) (map[string]int64, error) {
-	return map[string]int64{}, errors.New("tool \"as_map\" is not implemented")
+	return map[string]int64{}, fmt.Errorf("tool %q is not implemented", AsMapToolName)
 }
 
 // Merged reports that tool merged is not implemented.
 func (UnimplementedHandler) Merged(context.Context, MergedCall, MergedInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"merged\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MergedToolName)
 }
 
 // OneOf reports that tool one_of is not implemented.
 func (UnimplementedHandler) OneOf(context.Context, OneOfCall, OneOfInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"one_of\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", OneOfToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

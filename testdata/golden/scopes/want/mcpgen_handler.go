@@ -4,17 +4,18 @@ package scopes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ReadNote handles tool read_note.
 	//
@@ -36,17 +37,17 @@ type UnimplementedHandler struct{}
 
 // ReadNote reports that tool read_note is not implemented.
 func (UnimplementedHandler) ReadNote(context.Context, ReadNoteCall, ReadNoteInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read_note\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadNoteToolName)
 }
 
 // WriteNote reports that tool write_note is not implemented.
 func (UnimplementedHandler) WriteNote(context.Context, WriteNoteCall, WriteNoteInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"write_note\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", WriteNoteToolName)
 }
 
 // PingNotes reports that tool ping_notes is not implemented.
 func (UnimplementedHandler) PingNotes(context.Context, PingNotesCall, PingNotesInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"ping_notes\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", PingNotesToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

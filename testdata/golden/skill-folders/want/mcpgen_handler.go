@@ -5,6 +5,7 @@ package skillfolders
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/ext/skills"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -12,11 +13,11 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool and each dynamic skill file of this package. Embed
-// UnimplementedHandler in your implementation so that methods added later do not break the
-// build.
+// Handler answers the calls of this package: it has a method for each tool and each dynamic
+// skill file. Embed UnimplementedHandler in your implementation so that methods added later do
+// not break the build.
 type Handler interface {
 	// AddNote handles tool add_note.
 	//
@@ -33,7 +34,7 @@ type UnimplementedHandler struct{}
 
 // AddNote reports that tool add_note is not implemented.
 func (UnimplementedHandler) AddNote(context.Context, AddNoteCall, AddNoteInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"add_note\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", AddNoteToolName)
 }
 
 // ReadNoteTakingRecent reports that dynamic file references/recent.md of skill note-taking is not implemented.

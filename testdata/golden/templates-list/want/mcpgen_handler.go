@@ -4,18 +4,18 @@ package templateslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each resource template and each completable argument or template
-// variable of this package. Embed UnimplementedHandler in your implementation so that methods
-// added later do not break the build.
+// Handler answers the calls of this package: it has a method for each resource template and
+// each completable argument or template variable. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// ReadTemplate answers resources/read of a URI matching test://template/{id}/data (resource
 	// template template); return runtime.ErrResourceNotFound when there is nothing at uri.
@@ -37,22 +37,22 @@ type UnimplementedHandler struct{}
 
 // ReadTemplate reports that resource template "test://template/{id}/data" is not implemented.
 func (UnimplementedHandler) ReadTemplate(context.Context, TemplateTemplateCall, string, TemplateParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"test://template/{id}/data\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", TemplateURITemplate)
 }
 
 // CompleteTemplateID reports that completion of variable "id" of resource template "test://template/{id}/data" is not implemented.
 func (UnimplementedHandler) CompleteTemplateID(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"id\" of resource template \"test://template/{id}/data\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "id", TemplateURITemplate)
 }
 
 // ReadDocs reports that resource template "docs://{+path}" is not implemented.
 func (UnimplementedHandler) ReadDocs(context.Context, DocsTemplateCall, string, DocsParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"docs://{+path}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", DocsURITemplate)
 }
 
 // ReadWeather reports that resource template "weather://{city}{.format}" is not implemented.
 func (UnimplementedHandler) ReadWeather(context.Context, WeatherTemplateCall, string, WeatherParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"weather://{city}{.format}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", WeatherURITemplate)
 }
 
 // Register adds the resource templates of this package to s, answered by h, in the order of

@@ -4,19 +4,22 @@ package unionsbykind
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// Think handles tool think.
+	// Think handles tool think. Its output goes out as structuredContent, and as a JSON text block
+	// unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON keeps the
+	// JSON block among them).
 	//
 	// Shapes that real servers use for values of more than one kind.
 	Think(ctx context.Context, call ThinkCall, in ThinkInput) (ThinkOutput, error)
@@ -28,7 +31,7 @@ type UnimplementedHandler struct{}
 
 // Think reports that tool think is not implemented.
 func (UnimplementedHandler) Think(context.Context, ThinkCall, ThinkInput) (ThinkOutput, error) {
-	return ThinkOutput{}, errors.New("tool \"think\" is not implemented")
+	return ThinkOutput{}, fmt.Errorf("tool %q is not implemented", ThinkToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input

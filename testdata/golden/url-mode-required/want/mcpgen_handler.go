@@ -4,19 +4,22 @@ package urlmoderequired
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler has a method for each tool of this package. Embed UnimplementedHandler in your
-// implementation so that methods added later do not break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// OpenPullRequest handles tool open_pull_request.
+	// OpenPullRequest handles tool open_pull_request. Its output goes out as structuredContent,
+	// and as a JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Open a pull request once the server holds a GitHub token and the plan is paid
 	OpenPullRequest(ctx context.Context, call OpenPullRequestCall, in OpenPullRequestInput) (OpenPullRequestOutput, error)
@@ -28,7 +31,7 @@ type UnimplementedHandler struct{}
 
 // OpenPullRequest reports that tool open_pull_request is not implemented.
 func (UnimplementedHandler) OpenPullRequest(context.Context, OpenPullRequestCall, OpenPullRequestInput) (OpenPullRequestOutput, error) {
-	return OpenPullRequestOutput{}, errors.New("tool \"open_pull_request\" is not implemented")
+	return OpenPullRequestOutput{}, fmt.Errorf("tool %q is not implemented", OpenPullRequestToolName)
 }
 
 // Register adds the tools of this package to s, answered by h, in the order of the input
