@@ -185,12 +185,46 @@
 //
 // # Generated files
 //
-// mcpgen_handler.go (Handler, UnimplementedHandler, Register), one
-// mcpgen_<tool>_tool.go per tool (input and output types, the XxxCall handle
-// with one Elicit method per declared elicitation, the runtime wiring) and
-// one mcpgen_<elicitation>_elicitation.go per elicitation (the answer struct and
-// its declaration), and one mcpgen_<name>_prompt.go, _resource.go or
-// _template.go per prompt, resource or resource template (its arguments or
-// params struct, call handle and wiring). Each starts with [Header]; [Owned] tells which files of a
-// folder mcpgen may replace or remove.
+// One file per input, each starting with [Header] ([Owned] tells which
+// files of a folder mcpgen may replace or remove):
+//
+//   - mcpgen_<tool>_tool.go: the name constant (AddNoteToolName, what
+//     tools/call names and an interceptor sees as IncomingRequest.Name),
+//     the definition as tools/list advertises it (a raw string literal when
+//     nothing in it needs escaping), the input and output types, the
+//     AddNoteCall handle (runtime.ToolCall plus one Elicit method per
+//     declared elicitation) and the wiring, one call of
+//     runtime.NewStructuredTool or NewContentTool.
+//   - mcpgen_<elicitation>_elicitation.go: its name constant
+//     (ConfirmDeleteElicitationName), the answer struct of a form, and the
+//     runtime.Elicitation the handles ask with.
+//   - mcpgen_<name>_prompt.go, _resource.go or _template.go per prompt,
+//     resource, resource template or MCP Apps page: the name constant
+//     (SummarizeNotePromptName, the resource's NotesResourceURI, the
+//     template's NoteURITemplate), the arguments or params struct, the
+//     call handle and the wiring.
+//   - mcpgen_<skill>_skill.go per skill folder: its embedded files and the
+//     skills.Skill that Register passes to the skills extension.
+//   - mcpgen_handler.go: Handler (a method for each tool, prompt, resource,
+//     template, completion, listing, page and dynamic skill file),
+//     UnimplementedHandler, whose errors name the constants, and Register,
+//     which adds every tool, prompt, resource and template in input order
+//     and then runs the steps the parts ask for (serving skills, declaring
+//     MCP Apps).
+//   - <pkg>test/mcpgen_client.go, with Config.ImportPath: the typed test
+//     client, a method per tool (and <Tool>WithContent, which returns the
+//     content blocks beside a tool's typed output), prompt, resource,
+//     template and completion, typed answers to the forms, and Run, which
+//     runs a test in every protocol era.
+//
+// A tool with an outputSchema returns its typed output; it goes out as
+// structuredContent and, by default, as a JSON text block too. A handler
+// that adds blocks of its own through its handle (AddContent: text,
+// images, audio, resource links, embedded resources, with annotations)
+// chooses the content instead, and gets the JSON block among them only
+// when it asks with AddOutputJSON; the blocks it added before failing stay
+// in the isError result. A struct with required arrays or maps has a
+// MarshalJSON that sends a nil one as [] or {}, so that outputs, answers to
+// forms and the test client's arguments pass the schema; a nil root array
+// or map output goes out empty too (runtime.NewStructuredTool).
 package generator

@@ -94,6 +94,45 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// kindAgnostic are the files that run every kind without knowing any:
+// the pipeline, the package emitter and the seam. Adding a kind edits none
+// of them (doc.go, "Adding an input kind"), so none may name a declaration
+// of a kind's own files. The one exception: the buildContext hands the
+// elicitations, which tools, prompts and resources ask for, to the kinds
+// built after them.
+var kindAgnostic = []string{"generate.go", "dispatch.go", "read_paths.go", "input_kind.go", "load_context.go", "build_context.go",
+	"part.go", "emit_package.go", "emit_handler.go", "emit_testclient.go", "emit_file.go"}
+
+// kindFile reports whether a file belongs to one input kind.
+func kindFile(name string) bool {
+	for _, prefix := range []string{"elicit_", "tool_", "feature_", "page_", "skill_", "template_uri_", "output_schema", "resource_file"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPipelineKnowsNoKind: Generate, the dispatch of inputs, ReadPaths, the
+// contexts and the package emitter name nothing of any kind but what the
+// registry (kinds.go) and the seam give them.
+func TestPipelineKnowsNoKind(t *testing.T) {
+	graph, names, err := fileGraph(packageSources(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range kindAgnostic {
+		if _, ok := graph[from]; !ok {
+			t.Errorf("%s is not a generator file", from)
+		}
+		for to := range graph[from] {
+			if kindFile(to) && !(from == "build_context.go" && to == "elicit_ir.go") {
+				t.Errorf("%s names %s of %s, a kind's file: go through inputKind or part instead", from, strings.Join(names[[2]string{from, to}], ", "), to)
+			}
+		}
+	}
+}
+
 // TestLayeringCatches: the checks report a load file naming an emit file's
 // declaration, and a cycle through a load and an emit file, and accept an
 // emit file naming the IR.
