@@ -200,3 +200,40 @@ func TestEmptyOutput(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToolAdapter is the wiring of one call alone, decode to result:
+// the generic adapter against the closure generated code wrote before it
+// (the same steps, open-coded).
+func BenchmarkToolAdapter(b *testing.B) {
+	def := json.RawMessage(`{"name":"add","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}`)
+	type in struct{ A, B float64 }
+	type out struct {
+		Sum float64 `json:"sum"`
+	}
+	add := func(_ context.Context, _ adapterCall, x in) (out, error) { return out{x.A + x.B}, nil }
+	args := json.RawMessage(`{"a":1,"b":2}`)
+	run := func(b *testing.B, h ToolHandler) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := h(context.Background(), newCall(nil, nil, nil), args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("generic", func(b *testing.B) {
+		run(b, NewStructuredTool(Tool{Name: "add", Definition: def}, newAdapterCall, add).Handler)
+	})
+	b.Run("open-coded", func(b *testing.B) {
+		run(b, func(ctx context.Context, call *Call, args json.RawMessage) (*ToolResult, error) {
+			var x in
+			if err := DecodeArguments("add", args, &x); err != nil {
+				return nil, err
+			}
+			o, err := add(ctx, adapterCall{NewToolCall(call)}, x)
+			if err != nil {
+				return nil, err
+			}
+			return StructuredResult(call, o)
+		})
+	})
+}
