@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Outcomes of a server-to-client request that callers branch on with errors.Is.
@@ -117,3 +118,16 @@ func missingCapability(err error) *Error {
 
 // errShuttingDown answers requests that arrive once Shutdown has begun.
 var errShuttingDown = &Error{Code: CodeInternalError, Message: "the server is shutting down"}
+
+// clip is s cut to at most n bytes (at a rune boundary, marked "..."), for
+// client values quoted in error messages: a message never grows with what a
+// client sent.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

@@ -169,10 +169,12 @@ func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, err
 // notifications/cancelled for its ID cancels it like a legacy call.
 func (c *stdioConn) serveModern(m *message) {
 	ctx, cancel := context.WithCancelCause(c.sess.ctx)
-	if m.isRequest() && !c.sess.addInflight(m.ID, cancel) {
-		cancel(nil)
-		_ = c.out.push(context.Background(), encodeError(m.ID, errSessionBusy(c.t.sessions.opts.maxCallsPerSession)))
-		return
+	if m.isRequest() {
+		if e := c.sess.addInflight(m.ID, cancel); e != nil {
+			cancel(nil)
+			_ = c.out.push(context.Background(), encodeError(m.ID, e))
+			return
+		}
 	}
 	c.handlers.Add(1)
 	go func() {
