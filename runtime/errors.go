@@ -23,6 +23,11 @@ var (
 	// error wrapping it) unchanged; even a handler that swallows it still yields
 	// input_required, because the runtime records the outstanding question.
 	ErrInputRequired = errors.New("mcpgen: input required from the client (multi round-trip)")
+	// ErrShuttingDown: the server began to shut down while a call waited for
+	// the client's answer. The wait ends at once (the client is sent
+	// notifications/cancelled for the question), wrapped in ErrExpired, so
+	// that the call can finish within the shutdown's bound.
+	ErrShuttingDown = errors.New("mcpgen: the server is shutting down")
 	// ErrCapabilityMissing: the client did not declare the capability the
 	// request needs (elicitation, a mode of it, sampling or roots).
 	ErrCapabilityMissing = errors.New("mcpgen: the client did not declare the capability this request needs")

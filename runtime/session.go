@@ -36,7 +36,8 @@ type session struct {
 	closed      bool
 	established bool          // an initialize created it (a stdio connection's becomes so at its initialize)
 	stdio       bool          // a stdio connection's session: not in the store
-	inputClosed chan struct{} // stdio: closed at EOF, when no answer can come
+	inputClosed chan struct{} // stdio: closed at EOF or the server's stop, when no answer can come
+	inputEnd    error         // stdio: why inputClosed closed, set before it closes
 	stdioOut    *stream       // stdio: the connection's output, for messages unrelated to a request
 	extra       *sessionExtra // allocated on first use
 }
