@@ -94,6 +94,11 @@ type Config struct {
 	// User is the subject of tokens issued through the consent page (the
 	// page lets it be changed); "" means DefaultUser.
 	User string
+	// NoRefreshTokens issues no refresh tokens: a client authorizes again
+	// when its token expires or lacks a scope. (The TypeScript SDK v1, on
+	// a 403, refreshes while it holds a refresh token, which cannot widen
+	// the scopes, instead of authorizing again.)
+	NoRefreshTokens bool
 	// Logger receives a line per token issued and per refusal; nil
 	// discards them.
 	Logger *slog.Logger

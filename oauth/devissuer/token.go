@@ -58,7 +58,7 @@ func (is *Issuer) serveToken(w http.ResponseWriter, r *http.Request) {
 		is.writeError(w, r, err)
 		return
 	}
-	resp, err := is.issue(g, f.Get("grant_type") != "client_credentials")
+	resp, err := is.issue(g, f.Get("grant_type") != "client_credentials" && !is.cfg.NoRefreshTokens)
 	if err != nil {
 		is.writeError(w, r, err)
 		return

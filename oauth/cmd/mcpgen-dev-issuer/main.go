@@ -35,6 +35,7 @@ func main() {
 	clientSecret := flag.String("client-secret", devissuer.DefaultClientSecret, "its secret")
 	user := flag.String("user", devissuer.DefaultUser, "the subject of tokens approved on the consent page (the page can change it)")
 	quiet := flag.Bool("quiet", false, "log refusals only, not every token")
+	noRefresh := flag.Bool("no-refresh", false, "issue no refresh tokens: clients authorize again when a token expires or lacks a scope")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mcpgen-dev-issuer: unexpected arguments %q\n", flag.Args())
@@ -42,7 +43,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, devissuer.Config{TokenTTL: *ttl, ClientID: *clientID, ClientSecret: *clientSecret, User: *user}, *quiet); err != nil {
+	if err := run(ctx, *addr, devissuer.Config{TokenTTL: *ttl, ClientID: *clientID, ClientSecret: *clientSecret, User: *user, NoRefreshTokens: *noRefresh}, *quiet); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpgen-dev-issuer:", err)
 		os.Exit(1)
 	}
