@@ -44,6 +44,9 @@ func NewServer(opts Options) *Server {
 	if err != nil {
 		panic(err) // Options.Validate reports it without a panic
 	}
+	if err := opts.checkStateKey(versions); err != nil {
+		panic(err) // likewise
+	}
 	sealer, err := reqstate.NewSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that
