@@ -253,6 +253,11 @@ func (s *Stream) lag() {
 // skipped. It blocks until there is one, ctx ends (ctx's error) or the
 // stream closes (ErrStreamClosed).
 func (s *Stream) Next(ctx context.Context) (Notification, error) {
+	select {
+	case <-s.done:
+		return Notification{}, ErrStreamClosed
+	default:
+	}
 	if a := s.active; a != nil {
 		s.active = nil
 		return Notification{Method: NotificationActive, Params: a}, nil
