@@ -431,6 +431,18 @@ func (s *memoryStore) DropQueued(ctx context.Context, typ, sub string) error {
 	return nil
 }
 
+func (s *memoryStore) Resume(ctx context.Context, typ, sub string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now().UnixMilli()
+	for _, j := range s.queue(typ).jobs {
+		if j.job.Sub == sub && j.token == "" && j.due > now {
+			j.due = now
+		}
+	}
+	return nil
+}
+
 func (s *memoryStore) Verified(ctx context.Context, key string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

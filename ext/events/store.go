@@ -77,6 +77,9 @@ type Store interface {
 	Watermark(ctx context.Context, typ, sub string) (seq uint64, ok bool, err error)
 	// DropQueued removes every job queued for sub.
 	DropQueued(ctx context.Context, typ, sub string) error
+	// Resume makes every job queued for sub due now (its suspension was
+	// lifted).
+	Resume(ctx context.Context, typ, sub string) error
 
 	// Verified reports whether key was verified within its TTL;
 	// SetVerified records it.

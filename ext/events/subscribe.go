@@ -76,6 +76,10 @@ func (e *Engine) Subscribe(ctx context.Context, c *Caller, p SubscribeParams) (*
 		res := &SubscribeResult{ID: id, RefreshBefore: refreshBefore, DeliveryStatus: deliveryStatus(sts[0])}
 		res.Cursor = e.watermark(ctx, t, id)
 		if sts[0].Suspended {
+			e.log.Info("events: a suspended webhook subscription is active again after a refresh", "type", t.Name, "subscription", id)
+			if err := e.store.Resume(ctx, t.Name, id); err != nil {
+				e.log.Warn("events: resuming a subscription's deliveries", "subscription", id, "err", err)
+			}
 			e.wakeDelivery()
 		}
 		return res, nil
