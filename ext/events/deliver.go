@@ -192,7 +192,7 @@ func (e *Engine) body(ctx context.Context, t *eventType, rec *WebhookRecord, c C
 	case "gap":
 		var cur *string
 		if !t.NoReplay {
-			if head, err := e.store.Head(ctx, t.Name); err == nil {
+			if head, err := e.store.Head(ctx, t.Name, t.limits()); err == nil {
 				cur = e.cursors.encode(t.Name, position{epoch: head.Epoch, seq: head.Head})
 			}
 		}

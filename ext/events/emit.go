@@ -63,7 +63,7 @@ func (e *Engine) Emit(ctx context.Context, name string, target Target, ev Event)
 		ev.Time = e.o.Now()
 	}
 	entry := LogEntry{EventID: ev.ID, Time: ev.Time.UnixMilli(), Data: data, To: target.to}
-	lim := LogLimits{Retention: t.retention, MaxRetained: t.maxRetained, NoReplay: t.NoReplay}
+	lim := t.limits()
 	if t.modes[ModeWebhook] {
 		lim.Fanout = &FanoutClaim{Owner: e.owner, Lease: e.o.Webhook.Lease}
 	}
@@ -127,7 +127,7 @@ func (e *Engine) fanOut(ctx context.Context, t *eventType, entry *LogEntry, vers
 		return err
 	}
 	if epoch == "" && !t.NoReplay {
-		head, err := e.store.Head(ctx, t.Name)
+		head, err := e.store.Head(ctx, t.Name, t.limits())
 		if err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (e *Engine) replayTo(ctx context.Context, t *eventType, rec *WebhookRecord,
 	budget, truncated := e.o.Webhook.MaxPending, false
 	at := from.seq
 	for budget > 0 {
-		page, err := e.store.Read(ctx, t.Name, at, min(budget, 256))
+		page, err := e.store.Read(ctx, t.Name, t.limits(), at, min(budget, 256))
 		if err != nil {
 			return truncated, err
 		}

@@ -361,7 +361,7 @@ func (e *Engine) shape(ctx context.Context, t *eventType, s *Subscription, ev *E
 // the position after which it delivers, and whether events were skipped.
 // A forged cursor is InvalidParams.
 func (e *Engine) start(ctx context.Context, t *eventType, cursor *string) (position, bool, error) {
-	head, err := e.store.Head(ctx, t.Name)
+	head, err := e.store.Head(ctx, t.Name, t.limits())
 	if err != nil {
 		return position{}, false, e.unavailable(err)
 	}

@@ -41,6 +41,7 @@ type memoryStore struct {
 
 type memLog struct {
 	entries []LogEntry // oldest first
+	at      []int64    // when each entry was appended (Unix ms)
 	ids     map[string]int64
 	idOrder []string
 	head    uint64
@@ -95,10 +96,11 @@ func (s *memoryStore) Append(ctx context.Context, typ string, e LogEntry, lim Lo
 	prev := l.head
 	l.head++
 	e.Seq = l.head
-	l.ids[e.EventID] = e.Time
+	l.ids[e.EventID] = now
 	l.idOrder = append(l.idOrder, e.EventID)
 	if !lim.NoReplay {
 		l.entries = append(l.entries, e)
+		l.at = append(l.at, now)
 	}
 	l.trim(now, lim)
 	res := AppendResult{Seq: e.Seq, Prev: prev, Epoch: s.epoch, WebhooksVersion: s.versions[typ]}
@@ -125,12 +127,13 @@ func (s *memoryStore) Append(ctx context.Context, typ string, e LogEntry, lim Lo
 func (l *memLog) trim(now int64, lim LogLimits) {
 	floor := now - lim.Retention.Milliseconds()
 	n := 0
-	for n < len(l.entries) && (l.entries[n].Time < floor || len(l.entries)-n > lim.MaxRetained) {
+	for n < len(l.entries) && (l.at[n] < floor || len(l.entries)-n > lim.MaxRetained) {
 		l.trimmed = l.entries[n].Seq
 		n++
 	}
 	if n > 0 {
 		l.entries = append(l.entries[:0:0], l.entries[n:]...)
+		l.at = append(l.at[:0:0], l.at[n:]...)
 	}
 	k := 0
 	for k < len(l.idOrder) && (l.ids[l.idOrder[k]] < floor || len(l.idOrder)-k > lim.MaxRetained) {
@@ -142,19 +145,21 @@ func (l *memLog) trim(now int64, lim LogLimits) {
 	}
 }
 
-func (s *memoryStore) Read(ctx context.Context, typ string, after uint64, limit int) (LogPage, error) {
+func (s *memoryStore) Read(ctx context.Context, typ string, lim LogLimits, after uint64, limit int) (LogPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.log(typ)
+	l.trim(time.Now().UnixMilli(), lim)
 	i := sort.Search(len(l.entries), func(i int) bool { return l.entries[i].Seq > after })
 	end := min(len(l.entries), i+limit)
 	return LogPage{Epoch: s.epoch, Entries: append([]LogEntry(nil), l.entries[i:end]...), Head: l.head, Trimmed: l.trimmed}, nil
 }
 
-func (s *memoryStore) Head(ctx context.Context, typ string) (LogPage, error) {
+func (s *memoryStore) Head(ctx context.Context, typ string, lim LogLimits) (LogPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.log(typ)
+	l.trim(time.Now().UnixMilli(), lim)
 	return LogPage{Epoch: s.epoch, Head: l.head, Trimmed: l.trimmed}, nil
 }
 

@@ -68,7 +68,7 @@ func (e *Engine) Poll(ctx context.Context, c *Caller, p PollParams) (*PollResult
 	at, head := from, from.seq
 scan:
 	for {
-		page, err := e.store.Read(ctx, t.Name, at.seq, min(budget, max*2))
+		page, err := e.store.Read(ctx, t.Name, t.limits(), at.seq, min(budget, max*2))
 		if err != nil {
 			return nil, e.unavailable(err)
 		}

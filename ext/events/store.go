@@ -16,17 +16,18 @@ import (
 // shared by replicas. Every method bounds its own wait by ctx.
 type Store interface {
 	// Append adds e to typ's log with the next sequence number, keeping at
-	// most lim.MaxRetained events for lim.Retention (none with
+	// most lim.MaxRetained events for lim.Retention from their append (none with
 	// lim.NoReplay: the sequence is still assigned), and hands it to the
 	// Listen functions of every process. An e.EventID already in the log
 	// (or, without replay, seen within the retention) is a Duplicate: not
 	// appended, not delivered.
 	Append(ctx context.Context, typ string, e LogEntry, lim LogLimits) (AppendResult, error)
-	// Read returns up to limit entries of typ's log after seq, in order.
-	Read(ctx context.Context, typ string, after uint64, limit int) (LogPage, error)
+	// Read returns up to limit entries of typ's log after seq, in order,
+	// none older than lim.Retention (by when they were appended).
+	Read(ctx context.Context, typ string, lim LogLimits, after uint64, limit int) (LogPage, error)
 	// Head returns typ's log epoch, last sequence and the highest sequence
-	// it dropped (an empty log gets its epoch here).
-	Head(ctx context.Context, typ string) (LogPage, error)
+	// retention dropped (an empty log gets its epoch here).
+	Head(ctx context.Context, typ string, lim LogLimits) (LogPage, error)
 	// Listen calls fn with each entry appended to typ's log by any process
 	// (and prev, the sequence before it when the store knows it, 0 when it
 	// does not), until stop. fn must not block. Entries may be lost or

@@ -158,7 +158,7 @@ func (e *Engine) OpenStream(ctx context.Context, c *Caller, id json.RawMessage, 
 		s.floor = e.o.Now().UnixMilli() - *p.MaxAgeMs
 		// Look at the first stretch now, so the confirmation can say
 		// whether the floor skipped anything.
-		if page, err := e.store.Read(ctx, t.Name, from.seq, e.o.StreamBuffer); err == nil && page.Epoch == from.epoch {
+		if page, err := e.store.Read(ctx, t.Name, t.limits(), from.seq, e.o.StreamBuffer); err == nil && page.Epoch == from.epoch {
 			for _, entry := range page.Entries {
 				if entry.Time < s.floor {
 					truncated = true
@@ -316,7 +316,7 @@ func (s *Stream) fromBacklog(ctx context.Context) (Notification, bool, error) {
 // lagging, to read on.
 func (s *Stream) catchUp(ctx context.Context) (Notification, bool, error) {
 	s.setLagging(false)
-	page, err := s.e.store.Read(ctx, s.t.Name, s.at.seq, s.e.o.StreamBuffer)
+	page, err := s.e.store.Read(ctx, s.t.Name, s.t.limits(), s.at.seq, s.e.o.StreamBuffer)
 	if err != nil {
 		s.setLagging(true)
 		if ctx.Err() != nil {

@@ -187,7 +187,7 @@ func (e *Engine) watermark(ctx context.Context, t *eventType, id string) *string
 	if t.NoReplay {
 		return nil
 	}
-	head, err := e.store.Head(ctx, t.Name)
+	head, err := e.store.Head(ctx, t.Name, t.limits())
 	if err != nil {
 		return nil
 	}

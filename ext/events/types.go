@@ -216,6 +216,10 @@ func compileType(t EventType, o *Options) (*eventType, error) {
 	return x, nil
 }
 
+func (t *eventType) limits() LogLimits {
+	return LogLimits{Retention: t.retention, MaxRetained: t.maxRetained, NoReplay: t.NoReplay}
+}
+
 // compileSchema compiles a self-contained JSON Schema (2020-12 unless it
 // says otherwise); remote references are never fetched.
 func compileSchema(location string, doc []byte) (*jsonschema.Schema, error) {
