@@ -106,7 +106,7 @@ func (s *memoryStore) Append(ctx context.Context, typ string, e LogEntry, lim Lo
 	res := AppendResult{Seq: e.Seq, Prev: prev, Epoch: s.epoch, WebhooksVersion: s.versions[typ]}
 	if f := lim.Fanout; f != nil {
 		entry := e
-		j := &memJob{job: DeliveryJob{ID: fmt.Sprintf("fanout/%d", e.Seq), Kind: "fanout", Entry: &entry},
+		j := &memJob{job: DeliveryJob{ID: fmt.Sprintf("fanout/%d", e.Seq), Sub: "fanout", Kind: "fanout", Entry: &entry, Epoch: s.epoch},
 			due: now + f.Lease.Milliseconds(), token: f.Owner + ":" + randomToken(6)}
 		s.queue(typ).jobs[j.job.ID] = j
 		res.Fanout = &Claimed{Job: j.job, Token: j.token}
