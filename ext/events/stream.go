@@ -60,9 +60,35 @@ func (h *hub) onEntry(entry LogEntry, prev uint64) {
 		}
 		h.last = entry.Seq
 	}
-	for s := range h.streams {
-		s.offer(entry)
+	if len(h.streams) == 0 {
+		return
 	}
+	shared := &liveEntry{LogEntry: entry}
+	for s := range h.streams {
+		s.offer(shared)
+	}
+}
+
+// liveEntry is one entry as a hub offers it to all its streams: what they
+// all derive from it alike (its cursor, its timestamp) is made once.
+type liveEntry struct {
+	LogEntry
+	once   sync.Once
+	epoch  string
+	cursor *string
+	ts     string
+}
+
+func (l *liveEntry) derived(s *Stream) (*string, string) {
+	l.once.Do(func() {
+		l.epoch = s.at.epoch
+		l.cursor = s.e.cursor(s.t, position{epoch: s.at.epoch, seq: l.Seq})
+		l.ts = timestamp(time.UnixMilli(l.Time))
+	})
+	if l.epoch != s.at.epoch {
+		return s.e.cursor(s.t, s.at), l.ts
+	}
+	return l.cursor, l.ts
 }
 
 func (h *hub) add(s *Stream) {
@@ -98,7 +124,7 @@ type Stream struct {
 	pk   string
 
 	mu      sync.Mutex
-	live    chan LogEntry
+	live    chan *liveEntry
 	lagging bool // read the log instead of live
 	missed  bool // without replay: live entries were dropped
 	closed  bool
@@ -136,7 +162,7 @@ func (e *Engine) OpenStream(ctx context.Context, c *Caller, id json.RawMessage, 
 		return nil, err
 	}
 	s := &Stream{e: e, t: t, pk: pk, meta: StreamMeta{SubscriptionID: append(json.RawMessage(nil), id...)},
-		live: make(chan LogEntry, e.o.StreamBuffer), done: make(chan struct{}), notify: make(chan struct{}, 1)}
+		live: make(chan *liveEntry, e.o.StreamBuffer), done: make(chan struct{}), notify: make(chan struct{}, 1)}
 	s.sub = &Subscription{ID: subscriptionID(pk, "", t.Name, args), Name: t.Name, Mode: ModePush, Principal: c.principal(), Arguments: args}
 	if err := e.accept(ctx, t, s.sub); err != nil {
 		e.releaseStream(pk)
@@ -214,7 +240,7 @@ func (s *Stream) Subscription() *Subscription { return s.sub }
 // Result is the final frame to send when the server ends the stream.
 func (s *Stream) Result() StreamResult { return StreamResult{Meta: s.meta} }
 
-func (s *Stream) offer(entry LogEntry) {
+func (s *Stream) offer(entry *liveEntry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.lagging {
@@ -222,6 +248,7 @@ func (s *Stream) offer(entry LogEntry) {
 	}
 	select {
 	case s.live <- entry:
+		return
 	default:
 		if s.t.NoReplay {
 			s.missed = true
@@ -284,7 +311,7 @@ func (s *Stream) Next(ctx context.Context) (Notification, error) {
 		}
 		select {
 		case entry := <-s.live:
-			if n, ok := s.deliver(ctx, &entry); ok {
+			if n, ok := s.deliver(ctx, &entry.LogEntry, entry); ok {
 				return n, nil
 			}
 		case <-s.notify:
@@ -303,7 +330,7 @@ func (s *Stream) fromBacklog(ctx context.Context) (Notification, bool, error) {
 	for len(s.backlog) > 0 {
 		entry := s.backlog[0]
 		s.backlog = s.backlog[1:]
-		if n, ok := s.deliver(ctx, &entry); ok {
+		if n, ok := s.deliver(ctx, &entry, nil); ok {
 			return n, true, nil
 		}
 	}
@@ -356,7 +383,7 @@ func (s *Stream) setLagging(v bool) {
 // deliver turns an entry into the stream's next event, or skips it (not
 // after the position, not for this subscription). Either way the position
 // moves past it, so heartbeats carry a cursor that advances.
-func (s *Stream) deliver(ctx context.Context, entry *LogEntry) (Notification, bool) {
+func (s *Stream) deliver(ctx context.Context, entry *LogEntry, shared *liveEntry) (Notification, bool) {
 	if !s.t.NoReplay {
 		if entry.Seq <= s.at.seq {
 			return Notification{}, false
@@ -375,8 +402,15 @@ func (s *Stream) deliver(ctx context.Context, entry *LogEntry) (Notification, bo
 		return Notification{}, false
 	}
 	s.beat.Reset(s.e.o.Heartbeat)
+	var cursor *string
+	var ts string
+	if shared != nil {
+		cursor, ts = shared.derived(s)
+	} else {
+		cursor, ts = s.e.cursor(s.t, s.at), timestamp(ev.Time)
+	}
 	return Notification{Method: NotificationEvent, Params: &EventParams{
-		Occurrence: Occurrence{EventID: entry.EventID, Name: s.t.Name, Timestamp: timestamp(ev.Time), Data: data, Cursor: s.e.cursor(s.t, s.at)},
+		Occurrence: Occurrence{EventID: entry.EventID, Name: s.t.Name, Timestamp: ts, Data: data, Cursor: cursor},
 		Meta:       s.meta,
 	}}, true
 }
