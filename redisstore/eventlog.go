@@ -104,7 +104,7 @@ func newEpoch() string {
 // hash of its epoch, head and trimmed mark, and a sorted set of recent
 // event IDs by append time (the duplicates check).
 var appendScript = redis.NewScript(`
-local log, meta, ids, q, jobs, tok, ver = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local log, meta, ids, q, jobs, tok, ver, nsubs = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local id, now, retention, maxn, noreplay = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
 local entry, channel, epoch = ARGV[6], ARGV[7], ARGV[8]
 local fanout, owner, lease = ARGV[9] == '1', ARGV[10], tonumber(ARGV[11])
@@ -139,14 +139,16 @@ if not noreplay then
     redis.call('HSET', meta, 'trimmed', gone[#gone])
   end
 end
-if fanout then
+if fanout and tonumber(redis.call('GET', nsubs) or '0') > 0 then
   local jid = 'fanout/' .. head
   redis.call('HSET', jobs, jid, '{"id":"' .. jid .. '","sub":"fanout","kind":"fanout","ep":"' .. epoch .. '","e":' .. string.gsub(entry, '^{"s":0', '{"s":' .. head, 1) .. '}')
   redis.call('ZADD', q, now + lease, jid)
   redis.call('HSET', tok, jid, owner)
 end
 redis.call('SPUBLISH', channel, (head - 1) .. '|' .. member)
-return {head, head - 1, epoch, 0, version}
+local queued = 0
+if redis.call('HEXISTS', jobs, 'fanout/' .. head) == 1 then queued = 1 end
+return {head, head - 1, epoch, 0, version, queued}
 `)
 
 // Append implements events.Store.
@@ -163,7 +165,7 @@ func (s *EventStore) Append(ctx context.Context, typ string, e events.LogEntry, 
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	keys := []string{s.typeKey(typ, "log"), s.typeKey(typ, "meta"), s.typeKey(typ, "ids"), s.typeKey(typ, "q"),
-		s.typeKey(typ, "jobs"), s.typeKey(typ, "tok"), s.typeKey(typ, "ver")}
+		s.typeKey(typ, "jobs"), s.typeKey(typ, "tok"), s.typeKey(typ, "ver"), s.typeKey(typ, "nsubs")}
 	noReplay := "0"
 	if lim.NoReplay {
 		noReplay = "1"
@@ -174,7 +176,7 @@ func (s *EventStore) Append(ctx context.Context, typ string, e events.LogEntry, 
 		return events.AppendResult{}, fmt.Errorf("redisstore: appending an event: %w", err)
 	}
 	res := events.AppendResult{Seq: toUint(vals[0]), Prev: toUint(vals[1]), Epoch: toString(vals[2]), Duplicate: toUint(vals[3]) == 1, WebhooksVersion: toUint(vals[4])}
-	if lim.Fanout != nil && !res.Duplicate {
+	if lim.Fanout != nil && !res.Duplicate && toUint(vals[5]) == 1 {
 		e.Seq = res.Seq
 		res.Fanout = &events.Claimed{Job: events.DeliveryJob{ID: "fanout/" + strconv.FormatUint(res.Seq, 10), Sub: "fanout", Kind: "fanout", Entry: &e, Epoch: res.Epoch}, Token: owner}
 	}

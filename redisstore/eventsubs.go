@@ -119,8 +119,8 @@ func (s *EventStore) PutWebhook(ctx context.Context, rec *events.WebhookRecord, 
 		}
 		var st events.WebhookStatus
 		json.Unmarshal([]byte(toString(vals[2])), &st)
-		if err := s.rdb.Incr(ctx, s.typeKey(rec.Type, "ver")).Err(); err != nil {
-			return false, st, fmt.Errorf("redisstore: marking a type's subscriptions changed: %w", err)
+		if err := s.changed(ctx, rec.Type); err != nil {
+			return false, st, err
 		}
 		return toString(vals[1]) == "1", st, nil
 	}
@@ -218,15 +218,30 @@ func (s *EventStore) remove(ctx context.Context, args ...any) ([]*events.Webhook
 			types[r.Type] = true
 		}
 	}
-	if len(types) > 0 {
-		s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for typ := range types {
-				p.Incr(ctx, s.typeKey(typ, "ver"))
-			}
+	for typ := range types {
+		if err := s.changed(ctx, typ); err != nil {
+			return out, live, err
+		}
+	}
+	return out, live, nil
+}
+
+// changed marks typ's subscriptions changed (the version emitters cache
+// them by) and copies their number into the type's slot, where the append
+// reads it to decide whether an event needs a fan-out job.
+func (s *EventStore) changed(ctx context.Context, typ string) error {
+	n, err := s.rdb.SCard(ctx, s.subsKey("type:"+typ)).Result()
+	if err == nil {
+		_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Incr(ctx, s.typeKey(typ, "ver"))
+			p.Set(ctx, s.typeKey(typ, "nsubs"), n, 0)
 			return nil
 		})
 	}
-	return out, live, nil
+	if err != nil {
+		return fmt.Errorf("redisstore: marking a type's subscriptions changed: %w", err)
+	}
+	return nil
 }
 
 // DeleteWebhook implements events.Store.

@@ -88,7 +88,7 @@ func (e *Engine) claimRound() bool {
 func (e *Engine) attempt(t *eventType, c Claimed) {
 	ctx := e.ctx
 	if c.Job.Kind == "fanout" {
-		if err := e.fanOut(ctx, t, c.Job.Entry, 0, ""); err == nil {
+		if err := e.fanOut(ctx, t, c.Job.Entry, noVersion, ""); err == nil {
 			e.store.Finish(ctx, t.Name, c)
 		}
 		return

@@ -89,6 +89,9 @@ func (e *Engine) Emit(ctx context.Context, name string, target Target, ev Event)
 	return out, nil
 }
 
+// noVersion asks subscribers to read the subscriptions whatever it holds.
+const noVersion = ^uint64(0)
+
 // webhookCache holds a type's webhook subscriptions as of a version.
 type webhookCache struct {
 	version uint64
@@ -97,12 +100,12 @@ type webhookCache struct {
 }
 
 // subscribers returns t's webhook subscriptions, reading them again only
-// when the store's version moved past the cached one (version 0: always).
+// when the store's version moved past the cached one.
 func (e *Engine) subscribers(ctx context.Context, t *eventType, version uint64) (*webhookCache, error) {
 	e.mu.Lock()
 	c := e.webhooks[t.Name]
 	e.mu.Unlock()
-	if c != nil && version != 0 && c.version == version {
+	if c != nil && version != noVersion && c.version == version {
 		return c, nil
 	}
 	v, recs, err := e.store.Webhooks(ctx, t.Name)

@@ -104,7 +104,7 @@ func (s *memoryStore) Append(ctx context.Context, typ string, e LogEntry, lim Lo
 	}
 	l.trim(now, lim)
 	res := AppendResult{Seq: e.Seq, Prev: prev, Epoch: s.epoch, WebhooksVersion: s.versions[typ]}
-	if f := lim.Fanout; f != nil {
+	if f := lim.Fanout; f != nil && s.webhookCount(typ) > 0 {
 		entry := e
 		j := &memJob{job: DeliveryJob{ID: fmt.Sprintf("fanout/%d", e.Seq), Sub: "fanout", Kind: "fanout", Entry: &entry, Epoch: s.epoch},
 			due: now + f.Lease.Milliseconds(), token: f.Owner + ":" + randomToken(6)}
@@ -143,6 +143,17 @@ func (l *memLog) trim(now int64, lim LogLimits) {
 	if k > 0 {
 		l.idOrder = append(l.idOrder[:0:0], l.idOrder[k:]...)
 	}
+}
+
+// webhookCount counts typ's webhook subscriptions (with s.mu held).
+func (s *memoryStore) webhookCount(typ string) int {
+	n := 0
+	for _, sub := range s.subs {
+		if sub.rec.Type == typ {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *memoryStore) Read(ctx context.Context, typ string, lim LogLimits, after uint64, limit int) (LogPage, error) {

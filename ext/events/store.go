@@ -116,7 +116,8 @@ type LogLimits struct {
 	// Fanout, when set, queues (in the same step as the append) a job
 	// "fanout/<seq>" that expands the event into its webhook deliveries,
 	// claimed by the appender: if it dies before expanding it, another
-	// replica does once the claim lapses.
+	// replica does once the claim lapses. A type with no webhook
+	// subscription (pending ones count) gets no job.
 	Fanout *FanoutClaim
 }
 

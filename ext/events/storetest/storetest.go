@@ -248,7 +248,15 @@ func queue(t *testing.T, s events.Store) {
 	if c, _ := s.Claim(ctx, "t", "B", time.Now().Add(time.Hour), time.Second, 10); len(c) != 0 {
 		t.Fatalf("%d dropped jobs claimed", len(c))
 	}
-	// A fan-out job is queued claimed by the appender.
+	// A fan-out job is queued claimed by the appender, for a type with
+	// webhook subscriptions only.
+	fan := events.LogLimits{Retention: time.Hour, MaxRetained: 10, Fanout: &events.FanoutClaim{Owner: "A", Lease: time.Second}}
+	if r, err := s.Append(ctx, "t", entry("none"), fan); err != nil || r.Fanout != nil {
+		t.Fatalf("a fan-out job with no subscription: %+v %v", r.Fanout, err)
+	}
+	if _, _, err := s.PutWebhook(ctx, record("w", "alice", `{}`), events.Bounds{MaxCount: 10, MaxCountPerPrincipal: 10, MaxBytes: 1 << 20, MaxBytesPerPrincipal: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
 	r, err := s.Append(ctx, "t", entry("f"), events.LogLimits{Retention: time.Hour, MaxRetained: 10, Fanout: &events.FanoutClaim{Owner: "A", Lease: time.Second}})
 	if err != nil || r.Fanout == nil || r.Fanout.Job.Kind != "fanout" || r.Fanout.Job.Entry.Seq != r.Seq {
 		t.Fatalf("fan-out job: %+v %v", r.Fanout, err)
