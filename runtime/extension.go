@@ -179,8 +179,9 @@ type MethodRequest struct {
 	// has none; a stdio connection's session is named "stdio-...").
 	SessionID string
 	// Caller is who the request is charged to in the server's shares
-	// (Share): its principal, else its legacy session, else the 2026-07-28
-	// client's address (its connection over stdio).
+	// (Share): its principal, else its client's address (the one its
+	// legacy session was opened from; see Options.TrustedProxies), or its
+	// connection over stdio.
 	Caller string
 
 	stateless bool
