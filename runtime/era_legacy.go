@@ -215,7 +215,8 @@ func errSessionBusy(max int) *Error {
 // serveInflight serves a request recorded in the session's inflight calls.
 func (c *sessionCore) serveInflight(hctx context.Context, cancel context.CancelCauseFunc, sess *session, msg *message, st *stream,
 	establish func(context.Context, SessionState) (*session, error)) {
-	defer c.d.calls.hold()()
+	c.d.calls.hold()
+	defer c.d.calls.done()
 	ctx := hctx
 	x := &legacyExchange{sess: sess, sender: requestScopedSender{sess: sess, origin: st}, establish: establish}
 	o := c.run(hctx, x, msg)

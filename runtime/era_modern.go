@@ -179,7 +179,8 @@ type statelessCore struct {
 // checked, and returns its framed response (nil when there is none: the
 // client went away) and the HTTP status it travels with.
 func (c *statelessCore) serve(ctx context.Context, msg *message, meta *requestMeta, out responseStream, from string) ([]byte, int) {
-	defer c.d.calls.hold()() // until its answer is framed
+	c.d.calls.hold() // until its answer is framed
+	defer c.d.calls.done()
 	// A request still running when the server closes ends, and answers that
 	// the server is shutting down.
 	ctx, cancel := context.WithCancelCause(ctx)

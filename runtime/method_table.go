@@ -251,12 +251,11 @@ func (g *drainGroup) add() bool {
 // while the group is closed: a method that returns its final result as the
 // server shuts down (a stream's) gets it out before Shutdown ends the
 // sessions. serveMethod refuses the new requests; this only delays the
-// drain by the time an answer takes to be queued.
-func (g *drainGroup) hold() (release func()) {
+// drain by the time an answer takes to be queued. done releases it.
+func (g *drainGroup) hold() {
 	g.mu.Lock()
 	g.n++
 	g.mu.Unlock()
-	return g.done
 }
 
 func (g *drainGroup) done() {

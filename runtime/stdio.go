@@ -223,7 +223,8 @@ func (t *stdioTransport) serveModernStdio(ctx context.Context, msg *message, sen
 	if !msg.isRequest() {
 		return // notifications: cancellation is the loop's business
 	}
-	defer t.d.calls.hold()() // until its answer is written
+	t.d.calls.hold() // until its answer is written
+	defer t.d.calls.done()
 	reply := func(data []byte) {
 		if ctx.Err() == nil && data != nil {
 			_ = send(ctx, data)
