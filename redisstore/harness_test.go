@@ -98,14 +98,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startReplicas starts n replicas on redisAddr under prefix; extra flags go
-// to every replica. They are stopped (SIGTERM, then SIGKILL) at cleanup.
-func startReplicas(t testing.TB, n int, redisAddr, prefix string, extra ...string) []*replica {
+// startReplicas starts n replicas on the Redis deployment spec names (a
+// redisconn spec) under prefix; extra flags go to every replica. They are stopped (SIGTERM, then SIGKILL) at cleanup.
+func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []*replica {
 	t.Helper()
 	bin := replicaBinary(t)
 	var rs []*replica
 	for i := range n {
-		args := append([]string{"-redis", redisAddr, "-prefix", prefix}, extra...)
+		args := append([]string{"-redis", spec, "-prefix", prefix}, extra...)
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "MCPGEN_STATE_KEY=shared-test-key-0123456789abcdef")
 		stdout, err := cmd.StdoutPipe()

@@ -60,7 +60,7 @@ func (c opCost) per(n int) (roundTrips, commands float64) {
 // replicas use.
 type meter struct {
 	t   testing.TB
-	rdb *redis.Client
+	rdb redis.UniversalClient
 }
 
 func newMeter(t testing.TB, addr string) *meter {
@@ -218,7 +218,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	}()
 
 	// Per request: a replica with no keep-alive tick in the way.
-	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h")
+	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", "1h")
 	c := newCluster(rs)
 	url := rs[0].url
 	s, err := c.initialize(ctx)
@@ -317,7 +317,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 
 	// Per keep-alive tick: a replica ticking every 200ms.
 	const every = 200 * time.Millisecond
-	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String())
+	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String(), "-heartbeat", "1h")
 	tc := newCluster(ticking)
 	ts, err := tc.initialize(ctx)
 	if err != nil {

@@ -159,7 +159,7 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*runtime
 			return nil, err
 		}
 		if err := ts.s.Signal(ctx, id, taskSignal, nil); err != nil {
-			ts.s.log.Warn("redisstore: announcing a task change", "task", id, "error", err.Error())
+			ts.s.logger().Warn("redisstore: announcing a task change", "task", id, "error", err.Error())
 		}
 		return out, nil
 	}
