@@ -75,10 +75,11 @@ func TestMain(m *testing.M) {
 
 // replica is one running server process.
 type replica struct {
-	url, id string
-	cmd     *exec.Cmd
-	stderr  *lockedBuffer
-	exited  chan struct{}
+	url, id  string
+	statsURL string // GET: {"goroutines":N,"heapAlloc":N} after a full GC
+	cmd      *exec.Cmd
+	stderr   *lockedBuffer
+	exited   chan struct{}
 }
 
 type lockedBuffer struct {
@@ -136,12 +137,12 @@ func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []
 		if err != nil {
 			t.Fatalf("replica %d did not start: %v\n%s", i, err, r.stderr.String())
 		}
-		// "listening http://ADDR/mcp replica=ID"
+		// "listening http://ADDR/mcp replica=ID stats=URL"
 		f := strings.Fields(line)
-		if len(f) != 3 || f[0] != "listening" {
+		if len(f) != 4 || f[0] != "listening" {
 			t.Fatalf("replica %d printed %q", i, line)
 		}
-		r.url, r.id = f[1], strings.TrimPrefix(f[2], "replica=")
+		r.url, r.id, r.statsURL = f[1], strings.TrimPrefix(f[2], "replica="), strings.TrimPrefix(f[3], "stats=")
 		go io.Copy(io.Discard, stdout)
 		rs = append(rs, r)
 	}

@@ -1,7 +1,8 @@
 // Command replica is the test server of the multi-replica tests: one MCP
 // server process with an elicitation tool, sharing its sessions, pending
 // requests and events with its peers through Redis. It binds 127.0.0.1:0 and
-// prints "listening http://ADDR/mcp replica=ID" on stdout once it serves.
+// prints "listening http://ADDR/mcp replica=ID stats=URL" on stdout once it
+// serves (stats.go).
 package main
 
 import (
@@ -153,7 +154,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("listening http://%s/mcp replica=%s\n", ln.Addr(), replicaID)
+	stats, err := serveStats()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening http://%s/mcp replica=%s stats=%s\n", ln.Addr(), replicaID, stats)
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
