@@ -7,7 +7,8 @@
 //   node client.mjs --sdk v1|v2 [--era legacy|modern] [--outlive MS] --url URL
 //
 // The "browser" is one GET of the authorization URL whose 302 Location
-// carries the code. Prints one JSON line: {ok, steps, read, write, error}.
+// carries the code, or, when it answers with a consent page, the POST of
+// its Approve button. Prints one JSON line: {ok, steps, read, write, error}.
 import { parseArgs } from 'node:util';
 
 const { values: opt } = parseArgs({
@@ -65,7 +66,21 @@ class HeadlessProvider {
     }
     async redirectToAuthorization(url) {
         this.steps.push(`authorize scope=${url.searchParams.get('scope')}`);
-        const r = await fetch(url, { redirect: 'manual' });
+        let r = await fetch(url, { redirect: 'manual' });
+        if (r.status === 200) {
+            // A consent page (mcpgen's development issuer): click Approve,
+            // as a user in the browser would.
+            const page = await r.text();
+            const m = page.match(/name="request" value="([^"]+)"/);
+            if (!m) throw new Error(`the authorization page has no consent form: ${page.slice(0, 200)}`);
+            this.steps.push('consent: approved');
+            r = await fetch(new URL('/authorize', url), {
+                method: 'POST',
+                redirect: 'manual',
+                headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams({ request: m[1], decision: 'approve', user: 'alice' })
+            });
+        }
         this.params = new URL(r.headers.get('location')).searchParams;
     }
 }

@@ -36,9 +36,9 @@ func TestReadmeInitTableListsEveryFile(t *testing.T) {
 		t.Fatal("README.md has no table with the columns | file | whose | what | (what mcpgen init writes)")
 	}
 	for _, d := range []templates.Data{
-		{Name: "x", ImportPath: "example.com/x"},
-		{Name: "x", ImportPath: "example.com/x", AuthIssuer: "https://auth.example.com"},
-		{Name: "x", ImportPath: "example.com/x", OTel: true},
+		{Name: "notes", Package: "notes", ImportPath: "example.com/x"},
+		{Name: "notes", Package: "notes", ImportPath: "example.com/x", AuthIssuer: "https://auth.example.com", Redis: true, OTel: true, App: true},
+		{Name: "notes", Package: "notes", ImportPath: "example.com/x", Empty: true, AuthIssuer: "https://auth.example.com", Redis: true, OTel: true, App: true},
 	} {
 		files, err := templates.Project(d)
 		if err != nil {
@@ -59,4 +59,30 @@ func matchesAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestReadmeInitTableQuotesTheGenerateLine: the README's row for the
+// //go:generate file quotes the line the scaffold writes, so that it cannot
+// fall behind the template again.
+func TestReadmeInitTableQuotesTheGenerateLine(t *testing.T) {
+	readme, err := os.ReadFile(repoPath("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := templates.Project(templates.Data{Name: "notes", Package: "notes", ImportPath: "example.com/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path != "notes/schemas.go" {
+			continue
+		}
+		for _, line := range strings.Split(string(f.Data), "\n") {
+			if strings.HasPrefix(line, "//go:generate ") && !strings.Contains(string(readme), "`"+line+"`") {
+				t.Errorf("README.md's table row for notes/schemas.go does not quote its line `%s`", line)
+			}
+		}
+		return
+	}
+	t.Fatal("the scaffold has no notes/schemas.go")
 }

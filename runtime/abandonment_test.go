@@ -227,8 +227,9 @@ func TestShutdownAnswersEveryAcceptedRequest(t *testing.T) {
 	go func() { modern <- mc.call("tools/call", map[string]any{"name": "slow"}) }()
 	<-started
 	sse := events(t, lc.post(callBody(5, "ask", `{}`)))
-	if ev := next(t, sse); ev.msg.Method != "elicitation/create" {
-		t.Fatalf("got %+v", ev)
+	el := next(t, sse)
+	if el.msg.Method != "elicitation/create" {
+		t.Fatalf("got %+v", el)
 	}
 
 	stop() // SIGTERM: drain for 200ms, then end what still runs
@@ -244,11 +245,16 @@ func TestShutdownAnswersEveryAcceptedRequest(t *testing.T) {
 	if r := <-modern; r.errCode(t) != CodeInternalError {
 		t.Errorf("2026-07-28 call: HTTP %d %s, want the shutting-down error", r.status, r.body)
 	}
-	ev := next(t, sse)
-	if ev.msg.Error == nil || string(ev.msg.ID) != "5" || !strings.Contains(ev.msg.Error.Message, "shutting down") {
-		t.Errorf("eliciting call's stream: %+v, want its error response", ev.msg)
+	// The question ends at once, told to the client, and the call answers.
+	if ev := next(t, sse); ev.msg.Method != "notifications/cancelled" || !strings.Contains(string(ev.msg.Params), string(el.msg.ID)) {
+		t.Errorf("eliciting call's stream: %+v, want notifications/cancelled for request %s", ev.msg, el.msg.ID)
 	}
-	if err := <-served; err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Serve: %v", err)
+	// Its handler returned Elicit's error: a tool error naming the shutdown.
+	ev := next(t, sse)
+	if string(ev.msg.ID) != "5" || !strings.Contains(string(ev.msg.Result), `"isError":true`) || !strings.Contains(string(ev.msg.Result), "shutting down") {
+		t.Errorf("eliciting call's stream: %s %s, want its error result", ev.msg.ID, ev.msg.Result)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve after a shutdown that cut calls short: %v, want nil", err)
 	}
 }

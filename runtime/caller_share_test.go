@@ -240,7 +240,7 @@ func (l *latencyStore) Update(ctx context.Context, id string, fn func(*SessionSt
 // round trip away, are all kept: a session's state changes atomically.
 func TestConcurrentSubscribesAllLand(t *testing.T) {
 	noLeaks(t)
-	shared := Options{KeepAlive: -1, Sessions: &latencyStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
+	shared := Options{KeepAlive: -1, StateKey: testStateKey, Sessions: &latencyStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
 	var urls []string
 	var first *Server
 	for _, replica := range []string{"a", "b"} {

@@ -141,9 +141,9 @@ type sessionCore struct {
 func (c *sessionCore) serve(ctx context.Context, sess *session, msg *message, st *stream,
 	establish func(context.Context, SessionState) (*session, error)) {
 	hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
-	if !sess.addInflight(msg.ID, cancel) {
+	if e := sess.addInflight(msg.ID, cancel); e != nil {
 		cancel(nil)
-		st.respond(c.frame(msg.ID, failure(errSessionBusy(c.maxCallsPerSession))))
+		st.respond(c.frame(msg.ID, failure(e)))
 		return
 	}
 	c.serveInflight(hctx, cancel, sess, msg, st, establish)
@@ -155,9 +155,9 @@ func (c *sessionCore) serve(ctx context.Context, sess *session, msg *message, st
 func (c *sessionCore) serveBatch(ctx context.Context, sess *session, msgs []*message, st *stream) {
 	for _, m := range msgs {
 		hctx, cancel := context.WithCancelCause(valuesFrom{sess.ctx, ctx})
-		if err := sess.addInflightWait(ctx, m.ID, cancel); err != nil {
+		if e := sess.addInflightWait(ctx, m.ID, cancel); e != nil {
 			cancel(nil)
-			st.respond(c.frame(m.ID, failure(errSessionEnded)))
+			st.respond(c.frame(m.ID, failure(e)))
 			continue
 		}
 		go c.serveInflight(hctx, cancel, sess, m, st, nil)
@@ -193,9 +193,17 @@ func (c *sessionCore) serveInflight(hctx context.Context, cancel context.CancelC
 	st.respond(c.frame(msg.ID, o))
 }
 
+// errIDInFlight refuses a request whose ID the session already has in
+// flight: JSON-RPC IDs identify a request for its answer and its
+// cancellation, so the session never runs two under one ID.
+func errIDInFlight(id []byte) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "request id " + clip(string(id), 64) +
+		" is already in flight in this session; use a new id for each request"}
+}
+
 // errSessionEnded answers the requests still running when their session
 // ended (DELETE, or the client showed no sign of life for
-// SessionIdleTimeout).
+// SessionIdleTimeout), and those of a batch still waiting for room then.
 var errSessionEnded = &Error{Code: CodeInternalError, Message: "the session ended (deleted, or idle past its timeout) while the request ran"}
 
 // runLegacy serves msg through the method table and, for an initialize,

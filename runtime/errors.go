@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Outcomes of a server-to-client request that callers branch on with errors.Is.
@@ -22,6 +23,11 @@ var (
 	// error wrapping it) unchanged; even a handler that swallows it still yields
 	// input_required, because the runtime records the outstanding question.
 	ErrInputRequired = errors.New("mcpgen: input required from the client (multi round-trip)")
+	// ErrShuttingDown: the server began to shut down while a call waited for
+	// the client's answer. The wait ends at once (the client is sent
+	// notifications/cancelled for the question), wrapped in ErrExpired, so
+	// that the call can finish within the shutdown's bound.
+	ErrShuttingDown = errors.New("mcpgen: the server is shutting down")
 	// ErrCapabilityMissing: the client did not declare the capability the
 	// request needs (elicitation, a mode of it, sampling or roots).
 	ErrCapabilityMissing = errors.New("mcpgen: the client did not declare the capability this request needs")
@@ -123,3 +129,16 @@ var errStoreUnavailable = &Error{Code: CodeInternalError, Message: "session stor
 
 // errShuttingDown answers requests that arrive once Shutdown has begun.
 var errShuttingDown = &Error{Code: CodeInternalError, Message: "the server is shutting down"}
+
+// clip is s cut to at most n bytes (at a rune boundary, marked "..."), for
+// client values quoted in error messages: a message never grows with what a
+// client sent.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

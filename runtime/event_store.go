@@ -49,8 +49,9 @@ type StreamEventStore interface {
 
 // MemoryEventStore is the default EventStore: per session, the newest Limit
 // events across all its streams, at most MaxBytes of data. Event IDs are
-// "<stream>_<n>" with n counting the session's events, so they are unique in
-// the session without a counter per stream. When either bound is reached
+// "<stream>_<n>" with n counting the store's events, so they are unique in
+// the session without a counter per stream, and never handed out twice,
+// not even after DeleteSession. When either bound is reached
 // the oldest events are dropped; a resume from before a dropped event
 // replays what is left of its stream. An event larger than MaxBytes is not
 // kept at all (its ID still counts).
@@ -62,6 +63,7 @@ type MemoryEventStore struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sessionEvents
+	seq      uint64 // the last event number handed out, in any session
 }
 
 type sessionEvents struct {
@@ -119,7 +121,8 @@ func (m *MemoryEventStore) Append(_ context.Context, sessionID, streamID string,
 		se = &sessionEvents{}
 		m.sessions[sessionID] = se
 	}
-	se.last++
+	m.seq++
+	se.last = m.seq
 	if len(data) > m.maxBytes() {
 		return eventID(streamID, se.last), nil // too large to keep
 	}

@@ -227,7 +227,7 @@ func TestModernListenFeatures(t *testing.T) {
 // stream held by a third, and a listen stream on the first.
 func TestChangesReachEveryReplica(t *testing.T) {
 	noLeaks(t)
-	shared := Options{KeepAlive: -1, Sessions: &MemorySessionStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
+	shared := Options{KeepAlive: -1, StateKey: testStateKey, Sessions: &MemorySessionStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
 	var servers []*Server
 	var urls []string
 	for _, id := range []string{"a", "b", "c"} {

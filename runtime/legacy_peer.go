@@ -90,9 +90,13 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 		return a.Result, nil
 	}
 	var cause error
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
 	select {
 	case a := <-answers:
 		return answered(a)
+	case <-s.questions.Done():
+		cause = ErrShuttingDown
 	case <-ctx.Done():
 		cause = context.Cause(ctx)
 	case <-timeout:
@@ -100,7 +104,7 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	case <-sess.ctx.Done():
 		cause = ErrSessionNotFound
 	case <-sess.inputClosed:
-		cause = errInputClosed
+		cause = sess.inputEnd
 	}
 	// The wait ended without an answer: leave a tombstone and tell the client
 	// on the same route.

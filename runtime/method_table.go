@@ -231,6 +231,13 @@ func (g *drainGroup) done() {
 	}
 }
 
+// running is the number of handlers running.
+func (g *drainGroup) running() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
+}
+
 // close refuses new handlers from now on.
 func (g *drainGroup) close() {
 	g.mu.Lock()

@@ -123,7 +123,7 @@ func TestRequestWaitsForAGETStreamOnAnotherReplica(t *testing.T) {
 	noLeaks(t)
 	store := &MemorySessionStore{}
 	bus := &routesBus{sessions: store, missed: make(chan string, 8)}
-	shared := Options{KeepAlive: -1, FallbackWait: time.Minute, Sessions: store, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: bus}
+	shared := Options{KeepAlive: -1, StateKey: testStateKey, FallbackWait: time.Minute, Sessions: store, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: bus}
 	var urls []string
 	for _, replica := range []string{"a", "b"} {
 		o := shared

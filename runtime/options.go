@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -25,7 +27,10 @@ type Options struct {
 	// Logger receives the runtime's logs; nil discards them.
 	Logger *slog.Logger
 	// StateKey seals 2026-07-28 requestState (HMAC/AEAD). Replicas that serve one
-	// client must share it; empty means a random key per Server.
+	// client must share it; empty means a random key per Server. A server
+	// whose sessions are shared (Sessions or Bus set) and that offers
+	// 2026-07-28 needs one of at least MinStateKeyBytes: Validate refuses it
+	// otherwise (ErrStateKey).
 	StateKey []byte
 	// RequestStateTTL is how long a client may take to answer one
 	// input_required round before its requestState expires; 0 means 15m.
@@ -282,14 +287,45 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// MinStateKeyBytes is the shortest StateKey that replicas sharing sessions
+// may use: 256 bits, the size of the key derived from it.
+const MinStateKeyBytes = 32
+
+// ErrStateKey: the server shares its sessions with other replicas and offers
+// 2026-07-28, but StateKey is missing or shorter than MinStateKeyBytes, so a
+// retry that reaches another replica could not be opened there (or its
+// requestState could be forged).
+var ErrStateKey = errors.New("runtime.Options.StateKey")
+
 // Validate reports what is wrong with the options, naming the field; NewServer
 // panics on what it reports (a server must not start misconfigured).
 func (o Options) Validate() error {
-	if _, err := offerVersions(o.SupportedProtocolVersions); err != nil {
+	versions, err := offerVersions(o.SupportedProtocolVersions)
+	if err != nil {
+		return err
+	}
+	if err := o.checkStateKey(versions); err != nil {
 		return err
 	}
 	if o.Auth != nil {
 		return o.Auth.Validate()
 	}
 	return nil
+}
+
+// checkStateKey refuses a server that shares its sessions (a SessionStore or
+// SessionBus of other processes) and offers 2026-07-28 with no StateKey or a
+// short one: each replica would seal requestState with a key of its own, and
+// a retry reaching another replica would fail.
+func (o Options) checkStateKey(versions offeredVersions) error {
+	if (o.Sessions == nil && o.Bus == nil) || len(o.StateKey) >= MinStateKeyBytes || len(versions.modern) == 0 {
+		return nil
+	}
+	have := "it is empty"
+	if len(o.StateKey) > 0 {
+		have = fmt.Sprintf("it has %d bytes", len(o.StateKey))
+	}
+	return fmt.Errorf("%w: the sessions are shared with other replicas (Options.Sessions or Options.Bus is set), so every replica must seal 2026-07-28 requestState "+
+		"with the same key of at least %d bytes, and %s; make one with `openssl rand -base64 32` and give every replica the same",
+		ErrStateKey, MinStateKeyBytes, have)
 }

@@ -51,7 +51,7 @@ func (b *memBus) Publish(ctx context.Context, sessionID, topic string, msg []byt
 // either replica reaches the waiting handler, and IDs never collide.
 func TestTwoReplicasShareSessions(t *testing.T) {
 	noLeaks(t)
-	shared := Options{KeepAlive: -1, Sessions: &MemorySessionStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
+	shared := Options{KeepAlive: -1, StateKey: testStateKey, Sessions: &MemorySessionStore{}, Pending: &MemoryPendingRouter{}, Events: &MemoryEventStore{}, Bus: &memBus{}}
 	a, b := shared, shared
 	a.ReplicaID, b.ReplicaID = "a", "b"
 	var urls []string

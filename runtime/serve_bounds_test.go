@@ -222,8 +222,8 @@ func TestShutdownTimeout(t *testing.T) {
 	cancel()
 	select {
 	case err := <-served:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Serve returned %v, want the shutdown's deadline", err)
+		if err != nil { // the cut is logged; a shutdown that kept its bounds is clean
+			t.Fatalf("Serve returned %v after its shutdown, want nil", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve still waits 5s after its context ended (ShutdownTimeout 200ms)")

@@ -44,6 +44,9 @@ func NewServer(opts Options) *Server {
 	if err != nil {
 		panic(err) // Options.Validate reports it without a panic
 	}
+	if err := opts.checkStateKey(versions); err != nil {
+		panic(err) // likewise
+	}
 	sealer, err := reqstate.NewSealer(opts.StateKey)
 	if err != nil {
 		// crypto/rand does not fail on supported platforms; a server that
@@ -219,11 +222,12 @@ func (s *Server) CompleteURLElicitation(ctx context.Context, ref URLElicitationR
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on r and w
 // (a server started as a subprocess: os.Stdin, os.Stdout). It returns nil
-// when r reaches EOF, after running calls finished (for up to 10 seconds;
-// questions to the client fail at once, as nothing can answer them) and
-// their responses were written; it returns ctx.Err() when ctx ends, after
-// cancelling running calls. A read
-// from r that is blocked when ctx ends is abandoned (close r to end it).
+// when r reaches EOF or ctx ends (the server is told to stop), after
+// running calls finished (for up to 10 seconds, then they are cancelled;
+// questions to the client fail at once, as nothing will answer them: with
+// ErrShuttingDown when ctx ended) and their responses were written. It
+// returns an error when reading r or writing w fails. A read from r that
+// is blocked when ctx ends is abandoned (close r to end it).
 //
 // The connection is one legacy session (after initialize) and one stream:
 // every server-to-client message, responses included, goes out on w in the

@@ -36,7 +36,8 @@ type session struct {
 	closed      bool
 	established bool          // an initialize created it (a stdio connection's becomes so at its initialize)
 	stdio       bool          // a stdio connection's session: not in the store
-	inputClosed chan struct{} // stdio: closed at EOF, when no answer can come
+	inputClosed chan struct{} // stdio: closed at EOF or the server's stop, when no answer can come
+	inputEnd    error         // stdio: why inputClosed closed, set before it closes
 	stdioOut    *stream       // stdio: the connection's output, for messages unrelated to a request
 	extra       *sessionExtra // allocated on first use
 }
@@ -378,48 +379,60 @@ func (sess *session) fallback(ctx context.Context, data []byte, wait time.Durati
 // time.
 var errNoRoute = errors.New("mcpgen: no open stream to the client (the request's stream is finished and no GET stream opened)")
 
-// addInflight records an incoming request that the client may cancel; it
-// refuses (false) when the session already has Options.MaxCallsPerSession
-// requests in flight.
-func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) bool {
+// addInflight records an incoming request that the client may cancel. It
+// refuses (with the error to answer) a request whose ID is already in
+// flight in the session: the client could not cancel either of the two,
+// and each would escape the bound below. It refuses one past
+// Options.MaxCallsPerSession, and any request once the session has ended,
+// so that an ended session starts no handler.
+func (sess *session) addInflight(id json.RawMessage, cancel context.CancelCauseFunc) *Error {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	key := trimSpace(id)
-	if i := sess.inflightAt(key); i >= 0 { // a reused ID replaces the earlier entry, as a map would
-		sess.inflight[i].cancel = cancel
-		return true
-	}
-	if max := sess.table.opts.maxCallsPerSession; max > 0 && len(sess.inflight) >= max {
-		return false
-	}
-	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
-	return true
+	e, _ := sess.admitLocked(trimSpace(id), cancel)
+	return e
 }
 
-// addInflightWait is addInflight that waits for room instead of refusing,
-// until ctx or the session ends: the calls of a batch take their turns.
-func (sess *session) addInflightWait(ctx context.Context, id json.RawMessage, cancel context.CancelCauseFunc) error {
+// admitLocked is addInflight with sess.mu held; full reports that the
+// refusal is for want of room, which a batch waits out.
+func (sess *session) admitLocked(key []byte, cancel context.CancelCauseFunc) (e *Error, full bool) {
+	switch {
+	case sess.ctx.Err() != nil:
+		return errSessionEnded, false
+	case sess.inflightAt(key) >= 0:
+		return errIDInFlight(key), false
+	}
+	if max := sess.table.opts.maxCallsPerSession; max > 0 && len(sess.inflight) >= max {
+		return errSessionBusy(max), true
+	}
+	sess.inflight = append(sess.inflight, inflightCall{string(key), cancel})
+	return nil, false
+}
+
+// addInflightWait is addInflight that waits for room instead of refusing
+// a request past Options.MaxCallsPerSession, until ctx or the session
+// ends: the calls of a batch take their turns. A reused ID and an ended
+// session are refused at once, as by addInflight.
+func (sess *session) addInflightWait(ctx context.Context, id json.RawMessage, cancel context.CancelCauseFunc) *Error {
+	key := trimSpace(id)
 	for {
-		if sess.addInflight(id, cancel) {
-			return nil
-		}
 		sess.mu.Lock()
+		e, full := sess.admitLocked(key, cancel)
+		if !full {
+			sess.mu.Unlock()
+			return e
+		}
 		x := sess.more()
 		if x.roomFreed == nil {
 			x.roomFreed = make(chan struct{})
 		}
 		freed := x.roomFreed
-		full := len(sess.inflight) >= sess.table.opts.maxCallsPerSession
 		sess.mu.Unlock()
-		if !full {
-			continue
-		}
 		select {
 		case <-freed:
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return errSessionEnded
 		case <-sess.ctx.Done():
-			return ErrSessionNotFound
+			return errSessionEnded
 		}
 	}
 }

@@ -30,6 +30,12 @@ type sessionTable struct {
 	base    context.Context
 	closing *atomic.Bool // the server is shutting down: no janitor starts
 
+	// questions ends, with ErrShuttingDown, when Shutdown begins: every wait
+	// for a client's answer ends then. waiting counts those waits.
+	questions    context.Context
+	endQuestions context.CancelCauseFunc
+	waiting      atomic.Int64
+
 	mu       sync.RWMutex
 	byID     map[string]*session
 	creating int // sessions being created (counted against MaxSessions), under mu
@@ -65,6 +71,7 @@ func newSessionTable(o Options, logger *slog.Logger, base context.Context, closi
 			keepAlive: o.KeepAlive, idleTimeout: o.SessionIdleTimeout, streamBuffer: o.StreamBuffer,
 			resumeWindow: o.ResumeWindow, retryInterval: o.RetryInterval, fallbackWait: o.FallbackWait,
 			requestTimeout: o.RequestTimeout}}
+	t.questions, t.endQuestions = context.WithCancelCause(base)
 	if t.store == nil {
 		t.store = &MemorySessionStore{}
 	}
@@ -99,6 +106,15 @@ func (t *sessionTable) closeAll() {
 		}
 		t.endSession(context.Background(), sess)
 	}
+}
+
+// endPendingQuestions ends every wait of this process for a client's
+// answer (Shutdown): each call gets ErrShuttingDown and its client a
+// notifications/cancelled. It returns how many were waiting.
+func (t *sessionTable) endPendingQuestions() int64 {
+	n := t.waiting.Load()
+	t.endQuestions(ErrShuttingDown)
+	return n
 }
 
 // count is the number of sessions this process holds.

@@ -48,7 +48,8 @@ loop:
 			}
 			c.handle(ctx, line)
 		case <-ctx.Done():
-			err = ctx.Err()
+			// The server stops: like EOF, but the questions end for that reason.
+			sess.inputEnd = ErrShuttingDown
 			break loop
 		case werr := <-writerDone:
 			sess.cancel()
@@ -57,8 +58,12 @@ loop:
 		}
 	}
 	if err == nil {
-		// EOF: nothing can answer the server's questions any more, but running
-		// calls may finish and their responses are written (bounded).
+		// EOF, or ctx ended: nothing will answer the server's questions any
+		// more, but running calls may finish and their responses are
+		// written (bounded).
+		if sess.inputEnd == nil {
+			sess.inputEnd = errInputClosed
+		}
 		close(sess.inputClosed)
 		drained := make(chan struct{})
 		go func() { handlers.Wait(); close(drained) }()
@@ -66,7 +71,7 @@ loop:
 		select {
 		case <-drained:
 		case <-timer.C:
-		case <-ctx.Done():
+			t.sessions.logger.Warn("stdio: calls still running after the drain were cancelled", slog.Duration("waited", stdioDrain))
 		}
 		timer.Stop()
 	}
@@ -169,10 +174,12 @@ func (c *stdioConn) establish(_ context.Context, st SessionState) (*session, err
 // notifications/cancelled for its ID cancels it like a legacy call.
 func (c *stdioConn) serveModern(m *message) {
 	ctx, cancel := context.WithCancelCause(c.sess.ctx)
-	if m.isRequest() && !c.sess.addInflight(m.ID, cancel) {
-		cancel(nil)
-		_ = c.out.push(context.Background(), encodeError(m.ID, errSessionBusy(c.t.sessions.opts.maxCallsPerSession)))
-		return
+	if m.isRequest() {
+		if e := c.sess.addInflight(m.ID, cancel); e != nil {
+			cancel(nil)
+			_ = c.out.push(context.Background(), encodeError(m.ID, e))
+			return
+		}
 	}
 	c.handlers.Add(1)
 	go func() {

@@ -178,7 +178,11 @@ func (st *stream) emit(ctx context.Context, w *sseWriter, gen uint64, f frame) e
 		st.q.unpop(f)
 		return errTakenOver
 	}
-	if f.unstored {
+	if f.unstored || st.sess.ctx.Err() != nil {
+		// An ended session's events are gone (DeleteSession), so what its
+		// streams still carry (the answers of the calls its end cut short)
+		// cannot be resumed: it goes out without an event ID, so that no
+		// store hands out an ID this stream already used.
 		return w.event("", f.data)
 	}
 	id, err := st.store(ctx, f.data)

@@ -12,7 +12,7 @@ var appFiles = []string{"notes/app.go", "notes/schemas/notes_view.html", "notes/
 
 func TestAppFilesOnlyWithApp(t *testing.T) {
 	for _, app := range []bool{false, true} {
-		files, err := Project(Data{Name: "notes-server", ImportPath: "example.com/notes-server", App: app})
+		files, err := Project(Data{Name: "notes", Package: "notes", ImportPath: "example.com/notes-server", App: app})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestAppFilesOnlyWithApp(t *testing.T) {
 // default Content Security Policy, so it names no other origin and takes
 // the notes from tool results only.
 func TestAppPageLoadsNothing(t *testing.T) {
-	files, err := Project(Data{Name: "n", ImportPath: "example.com/n", App: true})
+	files, err := Project(Data{Name: "n", Package: "notes", ImportPath: "example.com/n", App: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func TestProjectWithAuth(t *testing.T) {
-	files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv", AuthIssuer: "https://auth.example.com"})
+	files, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/srv", AuthIssuer: "https://auth.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,7 +17,7 @@ func TestProjectWithAuth(t *testing.T) {
 			if got, err := format.Source(f.Data); err != nil || !bytes.Equal(got, f.Data) {
 				t.Errorf("main.go is not gofmt-clean: %v", err)
 			}
-			for _, want := range []string{`"github.com/mcpgen/mcpgen/oauth"`, `flag.String("issuer", "https://auth.example.com",`, "oauth.NewJWTVerifier", "opts.Auth = &runtime.Auth{"} {
+			for _, want := range []string{`"github.com/mcpgen/mcpgen/oauth"`, `flag.StringVar(&cfg.issuer, "issuer", "https://auth.example.com",`, "oauth.NewJWTVerifier", "opts.Auth = &runtime.Auth{"} {
 				if !bytes.Contains(f.Data, []byte(want)) {
 					t.Errorf("main.go lacks %s", want)
 				}
@@ -28,7 +28,7 @@ func TestProjectWithAuth(t *testing.T) {
 			}
 		}
 	}
-	plain, err := Project(Data{Name: "srv", ImportPath: "example.com/srv"})
+	plain, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/srv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestProjectWithAuth(t *testing.T) {
 // TestProjectWithAuthAndOTel: both options together render one main.go that
 // is a resource server with telemetry behind -otel.
 func TestProjectWithAuthAndOTel(t *testing.T) {
-	files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv", AuthIssuer: "https://auth.example.com", OTel: true})
+	files, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/srv", AuthIssuer: "https://auth.example.com", OTel: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestProjectWithAuthAndOTel(t *testing.T) {
 		if got, err := format.Source(f.Data); err != nil || !bytes.Equal(got, f.Data) {
 			t.Errorf("main.go is not gofmt-clean (%v):\n%s", err, f.Data)
 		}
-		for _, want := range []string{"opts.Auth = &runtime.Auth{", `flag.Bool("otel"`, "opts.Interceptors = append(opts.Interceptors, telemetry)"} {
+		for _, want := range []string{"opts.Auth = &runtime.Auth{", `flag.BoolVar(&cfg.otel, "otel"`, "opts.Interceptors = append(opts.Interceptors, telemetry)"} {
 			if !bytes.Contains(f.Data, []byte(want)) {
 				t.Errorf("main.go lacks %s", want)
 			}

@@ -20,15 +20,26 @@ var project embed.FS
 
 // Data fills the templates.
 type Data struct {
-	// Name is the server's name (serverInfo.name, the README title, the
-	// desktop client's config key).
+	// Name is the project's name: the server's name (serverInfo.name), the
+	// README title, the binary and the desktop client's config key.
 	Name string
+	// Package is the Go package that holds the tools, in the folder of the
+	// same name; its typed test client is Package+"test".
+	Package string
 	// ImportPath is the import path of the project folder, the one holding
-	// main.go; the tools package is ImportPath + "/notes".
+	// main.go; the tools package is ImportPath + "/" + Package.
 	ImportPath string
+	// Empty leaves the example tools, prompt, resource template and skill
+	// out: a project that builds and serves with no tools yet
+	// (mcpgen init --empty).
+	Empty bool
 	// AuthIssuer, when set, makes main.go an OAuth 2.1 resource server that
 	// accepts tokens of this issuer (mcpgen init --auth ISSUER).
 	AuthIssuer string
+	// Redis adds main.go's -redis flag: sessions, events and the session bus
+	// in Redis, so that replicas behind a load balancer serve one client
+	// (module github.com/mcpgen/mcpgen/redisstore).
+	Redis bool
 	// OTel adds telemetry.go and main.go's -otel flag: OpenTelemetry traces
 	// and metrics (module github.com/mcpgen/mcpgen/otel), exported over
 	// OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
@@ -38,14 +49,57 @@ type Data struct {
 	App bool
 }
 
-// optional are the files only some scaffolds get.
+// GenerateInputs are the inputs of the project's //go:generate line,
+// relative to the tools package's folder. The README's commands use the
+// same.
+func (d Data) GenerateInputs() string {
+	if d.Empty {
+		return "./schemas"
+	}
+	return "./schemas ./skills"
+}
+
+// examples are the example tools, prompt, resource template and skill that
+// --empty leaves out.
+func examples(d Data) bool { return !d.Empty }
+
+// optional are the project's optional parts: the files (or folders) only
+// some scaffolds get, each with the switch that brings it. Another part adds
+// a line here, its files under project/, and its switch to Data. A name with
+// ".empty" before its extension is the --empty variant of the file without
+// it.
 var optional = map[string]func(Data) bool{
-	"project/telemetry.go.tmpl":             func(d Data) bool { return d.OTel },
-	"project/notes/app.go.tmpl":             func(d Data) bool { return d.App },
-	"project/notes/schemas/show_notes.json": func(d Data) bool { return d.App },
-	"project/notes/schemas/open_note.json":  func(d Data) bool { return d.App },
-	"project/notes/schemas/notes_view.json": func(d Data) bool { return d.App },
-	"project/notes/schemas/notes_view.html": func(d Data) bool { return d.App },
+	"project/telemetry.go.tmpl":               func(d Data) bool { return d.OTel },
+	"project/redis.go.tmpl":                   func(d Data) bool { return d.Redis },
+	"project/pkg/app.go.tmpl":                 func(d Data) bool { return d.App },
+	"project/pkg/schemas/show_notes.json":     func(d Data) bool { return d.App },
+	"project/pkg/schemas/open_note.json":      func(d Data) bool { return d.App },
+	"project/pkg/schemas/notes_view.json":     func(d Data) bool { return d.App },
+	"project/pkg/schemas/notes_view.html":     func(d Data) bool { return d.App },
+	"project/pkg/schemas/tools.json":          func(d Data) bool { return d.Empty },
+	"project/pkg/tools.empty.go.tmpl":         func(d Data) bool { return d.Empty },
+	"project/pkg/tools_test.empty.go.tmpl":    func(d Data) bool { return d.Empty },
+	"project/pkg/tools.go.tmpl":               examples,
+	"project/pkg/tools_test.go.tmpl":          examples,
+	"project/pkg/features.go.tmpl":            examples,
+	"project/pkg/schemas/add_note.json":       examples,
+	"project/pkg/schemas/list_notes.json":     examples,
+	"project/pkg/schemas/delete_note.json":    examples,
+	"project/pkg/schemas/confirm_delete.json": examples,
+	"project/pkg/schemas/summarize_note.json": examples,
+	"project/pkg/schemas/note.json":           examples,
+	"project/pkg/skills":                      examples,
+}
+
+// wanted reports whether the file at p belongs to the project d: a file is
+// optional when it or one of its folders is listed in optional.
+func wanted(p string, d Data) bool {
+	for q := p; q != "." && q != "/"; q = path.Dir(q) {
+		if want, ok := optional[q]; ok {
+			return want(d)
+		}
+	}
+	return true
 }
 
 // File is one file of the scaffold.
@@ -59,12 +113,15 @@ type File struct {
 // in ".tmpl" loses that suffix (so the Go tooling of this repository does
 // not compile the templates).
 func Project(d Data) ([]File, error) {
+	if d.Name == "" || d.Package == "" || d.ImportPath == "" {
+		return nil, fmt.Errorf("templates: Name, Package and ImportPath must be set (got %+v)", d)
+	}
 	var files []File
 	err := fs.WalkDir(project, "project", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
-		if want, ok := optional[p]; ok && !want(d) {
+		if !wanted(p, d) {
 			return nil
 		}
 		src, err := project.ReadFile(p)
@@ -80,6 +137,10 @@ func Project(d Data) ([]File, error) {
 			return fmt.Errorf("template %s: %w", p, err)
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, "project/"), ".tmpl")
+		rel = strings.Replace(rel, ".empty.", ".", 1)
+		if r, ok := strings.CutPrefix(rel, "pkg/"); ok {
+			rel = d.Package + "/" + r
+		}
 		files = append(files, File{Path: rel, Data: out.Bytes()})
 		return nil
 	})

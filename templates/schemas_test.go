@@ -11,7 +11,7 @@ import (
 // The example schemas generate without a warning, into the files the
 // handler stubs and the regeneration docs name.
 func TestExampleSchemasGenerateCleanly(t *testing.T) {
-	files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv"})
+	files, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/srv"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,12 @@ import (
 )
 
 func TestProjectRendersValidFiles(t *testing.T) {
-	files, err := Project(Data{Name: "notes-server", ImportPath: "example.com/notes-server"})
+	files, err := Project(Data{Name: "notes", Package: "notes", ImportPath: "example.com/notes-server"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]bool{
-		"README.md": true, "main.go": true, "notes/notes.go": true, "notes/tools.go": true,
+		"README.md": true, "main.go": true, "notes/schemas.go": true, "notes/tools.go": true,
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
 		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,
@@ -49,7 +49,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 }
 
 func TestMainImportsTheToolsPackage(t *testing.T) {
-	files, err := Project(Data{Name: "srv", ImportPath: "example.com/a/b"})
+	files, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/a/b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCurlWalkthrough(t *testing.T) {
 // both gofmt-clean; the default scaffold has neither.
 func TestProjectWithOTel(t *testing.T) {
 	for _, on := range []bool{false, true} {
-		files, err := Project(Data{Name: "srv", ImportPath: "example.com/srv", OTel: on})
+		files, err := Project(Data{Name: "srv", Package: "notes", ImportPath: "example.com/srv", OTel: on})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestProjectWithOTel(t *testing.T) {
 				t.Errorf("otel=%v: %s is not gofmt-clean (%v):\n%s", on, f.Path, err, f.Data)
 			}
 			telemetry = telemetry || f.Path == "telemetry.go"
-			if f.Path == "main.go" && bytes.Contains(f.Data, []byte(`flag.Bool("otel"`)) != on {
+			if f.Path == "main.go" && bytes.Contains(f.Data, []byte(`flag.BoolVar(&cfg.otel, "otel"`)) != on {
 				t.Errorf("otel=%v: main.go:\n%s", on, f.Data)
 			}
 		}

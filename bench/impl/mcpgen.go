@@ -61,6 +61,9 @@ func NewMCPGen(o MCPGenOptions) (http.Handler, func(), error) {
 			return nil, nil, fmt.Errorf("redisstore: %w", err)
 		}
 		store.Configure(&opts)
+		// Replicas of one benchmark share the key that seals 2026-07-28
+		// requestState (the runtime refuses shared sessions without one).
+		opts.StateKey = []byte("mcpgen benchmark replicas' state key")
 		release = func() { store.Close(); rdb.Close() }
 	}
 	srv := runtime.NewServer(opts)

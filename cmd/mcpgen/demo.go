@@ -87,7 +87,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (err 
 
 	fmt.Fprintf(stdout, "== mcpgen init %s\n", dir)
 	var initLog bytes.Buffer // the file list is long; shown only when init fails
-	if err := scaffold(ctx, dir, "", scaffoldOptions{}, &initLog, &initLog); err != nil {
+	if err := scaffold(ctx, dir, "", scaffoldOptions{name: "notes"}, &initLog, &initLog); err != nil {
 		stderr.Write(initLog.Bytes())
 		return err
 	}

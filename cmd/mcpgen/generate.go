@@ -23,7 +23,7 @@ func newGenerateCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out, pkg string
 	var check bool
 	cmd := &cobra.Command{
-		Use:   "generate [flags] INPUT...",
+		Use:   "generate [flags] INPUT... | generate --check [-o DIR]",
 		Short: "Generate a Go package from tool, elicitation, prompt and resource JSON files and skill folders",
 		Long: `generate reads JSON inputs (files, or folders of *.json files) and skill folders
 (a folder holding a SKILL.md, or a folder of them) and writes one Go package
@@ -50,14 +50,28 @@ new Handler, every one is printed with its signature, ready to paste. When an in
 every problem is printed as file:LINE:COL: /json/pointer: message and nothing
 is written. With --check nothing is written either: the exit code is 1 and a
 unified diff is printed when the folder differs from what would be generated,
-with the folder it compared with and the command that regenerates it.`,
+with the folder it compared with and the command that regenerates it. --check
+with no INPUT reads the inputs (and -o, -package) from the //go:generate line
+in the -o folder that runs mcpgen generate, so that CI checks exactly what go
+generate writes: go tool mcpgen generate --check -o PACKAGE_FOLDER.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !check {
 				return usageError{errors.New("generate needs at least one INPUT (a JSON file or a folder of them)")}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 { // --check: the inputs of the folder's //go:generate line
+				line, err := readGenerateLine(out)
+				if err != nil {
+					return usageError{err}
+				}
+				if pkg == "" {
+					pkg = line.pkg
+				}
+				fmt.Fprintf(stderr, "mcpgen: checking %s against //go:generate %s (%s)\n", line.out, line.command, line.file)
+				return runGenerate(line.out, pkg, true, line.inputs, stdout, stderr)
+			}
 			return runGenerate(out, pkg, check, args, stdout, stderr)
 		},
 	}

@@ -194,7 +194,7 @@ func TestInitExistingModule(t *testing.T) {
 
 	// The module root already has main.go and README.md: refused, untouched.
 	before := tree(t, root)
-	code, _, stderr := run(t, "init", root)
+	code, _, stderr := run(t, "init", "--name", "notes", root)
 	if code == 0 {
 		t.Fatal("init over an existing main.go succeeded")
 	}
@@ -206,7 +206,7 @@ func TestInitExistingModule(t *testing.T) {
 	sameTree(t, "a refused init changed the module", before, tree(t, root))
 
 	// A new folder inside the module: files added, go.mod pins the tool.
-	code, stdout, stderr := run(t, "init", filepath.Join(root, "mcp"))
+	code, stdout, stderr := run(t, "init", "--name", "notes", filepath.Join(root, "mcp"))
 	if code != 0 {
 		t.Fatalf("init: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -10,7 +10,10 @@ import (
 // Fast tests of init's decisions; init_e2e_test.go runs the whole workflow.
 
 func TestInitRefusesExistingFilesAndChangesNothing(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "notes-server")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []string{"main.go", "README.md"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,7 +75,7 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpgen",
-		Short:         "Generate typed Go MCP servers from JSON tool and elicitation schemas",
+		Short:         "Generate typed Go MCP servers from JSON tools, elicitation forms, prompts, resources and skill folders",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -86,26 +85,6 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newGenerateCmd(stdout, stderr), newVersionCmd(stdout), newInitCmd(stdin, stdout, stderr), newDemoCmd(stdin, stdout, stderr))
 	return root
-}
-
-func newVersionCmd(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print mcpgen's version",
-		Args:  noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(stdout, "mcpgen %s\n", buildVersion())
-			return nil
-		},
-	}
-}
-
-// buildVersion is the module version mcpgen was built from, or "(devel)".
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {
