@@ -118,17 +118,6 @@ func (s *Store) receiveProbe(payload []byte) {
 	}
 }
 
-// alive reports whether replica's liveness record exists.
-func (s *Store) alive(ctx context.Context, replica string) (bool, error) {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	n, err := s.rdb.Exists(ctx, s.livenessKey(replica)).Result()
-	if err != nil {
-		return false, s.unavailable("checking a replica's liveness", err)
-	}
-	return n > 0, nil
-}
-
 // claimID claims a routing ID no other live process holds (SET NX), so a
 // collision of random IDs is refused instead of mixing answers.
 func (s *Store) claimID(ctx context.Context) error {

@@ -88,8 +88,9 @@ type Options struct {
 }
 
 // Store implements the runtime's session store, pending-request router,
-// session bus and event store on one Redis (or a Redis failover setup behind
-// a redis.UniversalClient).
+// session bus and event store on one Redis, a Redis Cluster or a
+// Sentinel-managed primary (any redis.UniversalClient; docs/replicas.md
+// says what each deployment guarantees).
 type Store struct {
 	rdb    redis.UniversalClient
 	opts   Options

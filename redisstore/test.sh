@@ -37,17 +37,27 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
 fi
 
 # install_valkey fetches valkey-server and valkey-tools from Debian's
-# bookworm-backports (Debian 12 itself has no Valkey) with an apt
-# configuration of its own, and installs them with their dependencies
-# from the system's sources.
+# bookworm-backports (Debian 12 itself has no Valkey), from the mirror the
+# system's sources name, with an apt configuration of its own, and
+# installs them with their dependencies from the system's sources.
 install_valkey() {
 	need_root valkey-server
+	# The mirror the system's own sources name for Debian itself.
+	local mirror
+	mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+	if [ -z "$mirror" ]; then
+		mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+	fi
+	if [ -z "$mirror" ]; then
+		echo "no Debian mirror in the apt sources: cannot fetch valkey-server from bookworm-backports" >&2
+		exit 1
+	fi
 	local apt
 	apt=$(mktemp -d)
 	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
 	cat >"$apt/backports.sources" <<-EOF
 		Types: deb
-		URIs: http://deb.debian.org/debian
+		URIs: $mirror
 		Suites: bookworm-backports
 		Components: main
 		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -57,8 +67,12 @@ install_valkey() {
 	apt-get "${opts[@]}" update -qq
 	(cd "$apt/debs" && apt-get "${opts[@]}" download valkey-server valkey-tools)
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "$apt"/debs/*.deb >/dev/null
+	# Its dependencies are redis-server's: the system's lists have them once
+	# redis-server is installed; read them again only if they do not.
+	if ! apt-get install -y -qq --no-install-recommends "$apt"/debs/*.deb >/dev/null 2>&1; then
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "$apt"/debs/*.deb >/dev/null
+	fi
 	rm -rf "$apt"
 }
 
