@@ -141,7 +141,10 @@ type SessionBus interface {
 	// cancel is called or ctx ends.
 	Subscribe(ctx context.Context, sessionID, topic string) (msgs <-chan []byte, cancel func(), err error)
 	// Publish sends msg to the current subscribers and returns how many
-	// there were.
+	// there were, as far as the bus can tell: on a Redis Cluster the count
+	// is one node's, so the runtime does not read it for change
+	// notifications (a bus with GETRoutes carries fallback messages without
+	// it).
 	Publish(ctx context.Context, sessionID, topic string, msg []byte) (int, error)
 }
 
