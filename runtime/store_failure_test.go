@@ -43,7 +43,7 @@ func (f *failingStore) Load(ctx context.Context, id string) (SessionState, error
 func TestFailedStoreIs503WithAFixedMessage(t *testing.T) {
 	noLeaks(t)
 	store := &failingStore{}
-	s := NewServer(Options{KeepAlive: -1, Sessions: store})
+	s := NewServer(Options{KeepAlive: -1, StateKey: testStateKey, Sessions: store})
 	if err := s.AddTool(confirmTool()); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestFailedStoreIs503WithAFixedMessage(t *testing.T) {
 	fresh := newClient(t, ts)
 	check("initialize", fresh.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`))
 	// A new replica's view: the session is not held here, so it is loaded.
-	other := NewServer(Options{KeepAlive: -1, Sessions: store})
+	other := NewServer(Options{KeepAlive: -1, StateKey: testStateKey, Sessions: store})
 	ots := httptest.NewServer(other)
 	t.Cleanup(func() { other.Close(); ots.CloseClientConnections(); ots.Close() })
 	c.url = ots.URL
