@@ -27,7 +27,9 @@ func (sub *subscription) closeLocked() {
 // is deleted, or the subscriber falls Options.BusBuffer messages behind; in
 // each case the channel closes. Messages published while the connection to
 // Redis is being re-established are lost (the runtime's streams are
-// resumable from the event store).
+// resumable from the event store). On a Redis Cluster a message published
+// a moment before Subscribe returned may still arrive: the cluster bus
+// carries it to the subscription's node after the subscription is made.
 func (s *Store) Subscribe(ctx context.Context, session, topic string) (<-chan []byte, func(), error) {
 	channel := s.busChannel(session, topic)
 	sub := &subscription{ch: make(chan []byte, s.opts.BusBuffer)}

@@ -432,10 +432,9 @@ func TestBusCrossesReplicasAndClosesOnDelete(t *testing.T) {
 	a, b := ss[0], ss[1]
 	ctx := context.Background()
 	// Publish's count is not asserted: on a Redis Cluster it is what one
-	// node counted. Delivery is what the test checks.
-	if _, err := b.Publish(ctx, "s", "get", []byte("nobody")); err != nil {
-		t.Fatalf("Publish with no subscriber: %v", err)
-	}
+	// node counted. Delivery is what the test checks. (Nor is a message
+	// published before the subscription: on a cluster the bus between the
+	// nodes may bring it to a subscription made a moment later.)
 	msgs, cancel, err := a.Subscribe(ctx, "s", "get")
 	if err != nil {
 		t.Fatal(err)
