@@ -30,7 +30,7 @@ type eventStore struct {
 // sees whether the events it must start with were evicted. A session's
 // streams are listed in "<prefix>es:{<session>}" for Delete, its events in
 // the order they were stored in "<prefix>eo:{<session>}", and their total
-// cost in "<prefix>eb:{<session>}" (appendScript).
+// cost in "<prefix>eb:{<session>}" (streamAppendScript).
 
 // AppendAfter implements runtime.StreamEventStore: one script, in one round
 // trip and in the session's hash slot, adds the event to its stream and
@@ -56,7 +56,7 @@ func (es eventStore) AppendAfter(ctx context.Context, session, stream, last stri
 		first = "1"
 	}
 	keys := []string{s.eventsKey(session, stream), s.streamsKey(session), s.eventOrderKey(session), s.eventBytesKey(session)}
-	id, err := appendScript.Run(ctx, s.rdb, keys, data, s.opts.EventsPerStream, s.opts.SessionEventBytes,
+	id, err := streamAppendScript.Run(ctx, s.rdb, keys, data, s.opts.EventsPerStream, s.opts.SessionEventBytes,
 		s.opts.EventTTL.Milliseconds(), first, eventOverhead).Text()
 	if err != nil {
 		return "", s.unavailable("storing an event", err)
@@ -74,7 +74,7 @@ func (es eventStore) AppendAfter(ctx context.Context, session, stream, last stri
 // (SessionEventBytes / eventOverhead: 8192 by default).
 const eventOverhead = 128
 
-// appendScript adds an event to its stream and evicts the session's oldest
+// streamAppendScript adds an event to its stream and evicts the session's oldest
 // events, whatever their stream, until the session is within its budget.
 // The session's events are listed oldest first in its order list, each as
 // "<cost> <entry ID> <stream key>"; its byte counter is their total cost
@@ -85,7 +85,7 @@ const eventOverhead = 128
 // KEYS: stream, stream index, order list, byte counter. ARGV: data, events
 // per stream, session budget, TTL ms, "1" at the stream's first event,
 // overhead per event.
-var appendScript = redis.NewScript(`
+var streamAppendScript = redis.NewScript(`
 local cost = string.len(ARGV[1]) + tonumber(ARGV[6])
 local budget = tonumber(ARGV[3])
 local used = tonumber(redis.call('GET', KEYS[4]) or '0')

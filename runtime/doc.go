@@ -85,6 +85,7 @@
 //   - transports: http_handler.go (httpTransport: Origin, Host, bearer
 //     token, routing), http_auth.go, http_post.go, http_get.go,
 //     http_modern.go (the 2026-07-28 header checks), modern_http_stream.go,
+//     http_client_address.go (the caller of a request without a principal),
 //     stdio.go (stdioTransport).
 //   - fan-out: change_notifications.go (changeFanout: list and resource
 //     changes to every client, on every replica).

@@ -67,7 +67,7 @@ func (x *legacyExchange) caller() string {
 	if x.sess == nil {
 		return ""
 	}
-	return "s:" + x.sess.id
+	return x.sess.caller()
 }
 
 func (x *legacyExchange) clientCapabilities() ClientCapabilities {

@@ -29,6 +29,7 @@ type httpTransport struct {
 	legacy   *sessionCore   // serves the requests of legacy sessions
 	modern   *statelessCore // serves 2026-07-28 requests
 	icpt     *interceptors  // nil when none: requests need not reach their contexts
+	clients  clientAddresses
 }
 
 // httpOptions are the Options the HTTP transport uses.

@@ -78,6 +78,7 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 func (t *httpTransport) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
 	var createErr error
 	x := &legacyExchange{establish: func(ctx context.Context, st SessionState) (*session, error) {
+		st.Caller = t.clients.callerOf(r)
 		sess, err := t.sessions.createSession(ctx, st)
 		createErr = err
 		return sess, err

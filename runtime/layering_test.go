@@ -31,7 +31,7 @@ var tiers = []tier{
 	}},
 	{"transports", []string{
 		// Bytes in and out: HTTP (both eras on one endpoint) and stdio.
-		"http_handler.go", "http_post.go", "http_get.go", "http_modern.go", "http_auth.go",
+		"http_handler.go", "http_post.go", "http_get.go", "http_modern.go", "http_auth.go", "http_client_address.go",
 		"modern_http_stream.go", "stdio.go",
 	}},
 	{"fan-out", []string{

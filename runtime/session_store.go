@@ -36,8 +36,12 @@ type SessionState struct {
 	// (resources/subscribe), in subscription order.
 	Subscriptions []string `json:"subscriptions,omitempty"`
 	// Principal is a digest of the issuer and subject of the token that
-	// created the session; only that principal may use it (session_table.go).
+	// created the session; only that principal may use it.
 	Principal string `json:"principal,omitempty"`
+	// Caller is who the session's requests without a principal count
+	// against in the server's bounds (Options.CallerShare): the network
+	// address its initialize came from. Empty: the session itself.
+	Caller string `json:"caller,omitempty"`
 }
 
 // SessionStore keeps legacy sessions. The in-memory default serves one

@@ -97,6 +97,7 @@ part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
 part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
+part "events: webhook signatures checked by standardwebhooks (npm)" bash ext/events/interop/run.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "MCP Apps in headless Chromium, and the basic-vanillajs port" bash apptest/run.sh
 # The Redis stages install redis-server when missing (Valkey from Debian's
