@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -108,13 +110,20 @@ return id
 `)
 
 // PrimeAfter implements runtime.StreamEventStore: a priming event is named,
-// not stored. Its ID is that of the stream's last event, or "<stream>_0"
-// before the first: a replay from it starts right after.
+// not stored. Its ID is "<stream>_<n>p<nonce>", n being the number of the
+// stream's last event (0 before the first), so that a replay from it starts
+// right after that event; the random nonce keeps it apart from that event's
+// ID and from every other priming event of the stream (a GET stream is
+// primed again at each reconnection, possibly on another replica): an event
+// ID is never used twice on a stream.
 func (es eventStore) PrimeAfter(_, stream, last string) string {
-	if last != "" {
-		return last
+	n := "0"
+	if _, num, ok := parseEventID(last); ok {
+		n = strconv.FormatUint(num, 10)
 	}
-	return stream + "_0"
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return stream + "_" + n + "p" + hex.EncodeToString(b[:])
 }
 
 // Append stores one SSE event of stream and returns its ID (AppendAfter for
@@ -185,14 +194,34 @@ func (es eventStore) DeleteSession(ctx context.Context, session string) error {
 	return nil
 }
 
-// parseEventID splits "<stream>_<n>".
+// parseEventID splits "<stream>_<n>", or a priming event's
+// "<stream>_<n>p<nonce>" (PrimeAfter), into the stream and n.
 func parseEventID(id string) (stream string, n uint64, ok bool) {
 	i := strings.LastIndexByte(id, '_')
-	if i <= 0 || !digits(id[i+1:]) {
+	if i <= 0 {
 		return "", 0, false
 	}
-	n, err := strconv.ParseUint(id[i+1:], 10, 64)
+	num := id[i+1:]
+	if j := strings.IndexByte(num, 'p'); j >= 0 {
+		if !primeNonce(num[j+1:]) {
+			return "", 0, false
+		}
+		num = num[:j]
+	}
+	if !digits(num) {
+		return "", 0, false
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
 	return id[:i], n, err == nil
+}
+
+// primeNonce reports whether s is a priming event's nonce: 12 hex digits.
+func primeNonce(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 func digits(s string) bool {

@@ -330,7 +330,7 @@ func TestEventsReplayOnAnyReplica(t *testing.T) {
 	if _, err := b.Replay(ctx, "s", prime, func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
 		t.Fatalf("replay from an evicted event: %v", err)
 	}
-	for _, bad := range []string{"", "x", "r1.1_", "_1-0", "r1.1_abc"} {
+	for _, bad := range []string{"", "x", "r1.1_", "_1-0", "r1.1_abc", "r1.1_1p", "r1.1_1pzzzzzzzzzzzz", "r1.1_p0123456789ab"} {
 		if _, err := b.Replay(ctx, "s", bad, func(string, []byte) error { return nil }); !errors.Is(err, runtime.ErrEventNotFound) {
 			t.Fatalf("Replay(%q): %v", bad, err)
 		}
@@ -383,6 +383,13 @@ func TestStreamEventsNeedNoPrimingWrite(t *testing.T) {
 		t.Fatalf("replay from the priming event: %q, %v", got, err)
 	}
 	reprime := es.PrimeAfter("s", "x.1", last) // a stream primed again after events (a GET stream reopened)
+	again := es.PrimeAfter("s", "x.1", last)   // ... and again, on another connection
+	if seen := map[string]bool{prime: true, ids[0]: true, ids[1]: true}; seen[reprime] || reprime == again {
+		t.Fatalf("priming IDs %q and %q repeat an ID of the stream (%q, %q, %q)", reprime, again, prime, ids[0], ids[1])
+	}
+	if s, ok := es.StreamOf("s", reprime); !ok || s != "x.1" {
+		t.Fatalf("StreamOf(%q) = %q, %v", reprime, s, ok)
+	}
 	three, err := es.AppendAfter(ctx, "s", "x.1", last, []byte("three"))
 	if err != nil {
 		t.Fatal(err)
