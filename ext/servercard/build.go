@@ -37,7 +37,7 @@ func Build(d Description, opts Options, endpoint string) (Card, error) {
 			Type:                      "streamable-http",
 			URL:                       endpoint,
 			Headers:                   slices.Clone(opts.Headers),
-			SupportedProtocolVersions: slices.Clone(d.Versions),
+			SupportedProtocolVersions: slices.Sorted(slices.Values(d.Versions)), // oldest first, whatever the order given
 		}}
 	}
 	meta := maps.Clone(opts.Meta)

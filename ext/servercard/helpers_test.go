@@ -64,7 +64,7 @@ func (s *memSource) describeCount() int {
 func weatherServer() *memSource {
 	return &memSource{d: Description{
 		Name: "weather", Title: "Weather", Version: "1.4.0",
-		Versions: []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"},
+		Versions: []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}, // newest first, as the runtime lists them
 		Capabilities: map[string]json.RawMessage{
 			"2025-03-26": json.RawMessage(`{"tools":{"listChanged":true}}`),
 			"2025-06-18": json.RawMessage(`{"tools":{"listChanged":true}}`),

@@ -20,7 +20,7 @@ type Source interface {
 type Description struct {
 	// Name, Title and Version are the serverInfo.
 	Name, Title, Version string
-	// Versions are the protocol versions the server offers, oldest first.
+	// Versions are the protocol versions the server offers, in any order.
 	Versions []string
 	// Capabilities are the capabilities object each offered version
 	// declares (initialize in a legacy session, server/discover in
@@ -51,8 +51,7 @@ type Auth struct {
 	ListsVaryByPrincipal bool
 }
 
-// newestVersion is the newest of versions, which Description lists oldest
-// first; "" when there are none.
+// newestVersion is the newest of versions; "" when there are none.
 func newestVersion(versions []string) string {
 	newest := ""
 	for _, v := range versions {
