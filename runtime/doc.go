@@ -104,7 +104,7 @@
 //     interceptor_chain.go, interceptor.go, caller_share.go, options.go.
 //   - stores: session_store.go, pending_router.go, event_store.go,
 //     state_ledger.go, task_store.go.
-//   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go,
+//   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go, tool_adapter.go,
 //     content.go, elicitation.go, url_elicitation.go, sampling.go,
 //     errors.go, version.go, optional.go, auth.go, jsonrpc.go,
 //     request_params.go, method_names.go, sse_writer.go.

@@ -74,7 +74,7 @@ var tiers = []tier{
 	{"vocabulary", []string{
 		// The words every tier uses: the public types, the JSON-RPC
 		// envelope, method names.
-		"call.go", "call_handle.go", "tool.go", "tool_output.go", "content.go", "elicitation.go", "url_elicitation.go",
+		"call.go", "call_handle.go", "tool.go", "tool_output.go", "tool_adapter.go", "content.go", "elicitation.go", "url_elicitation.go",
 		"sampling.go", "errors.go", "version.go", "optional.go", "auth.go", "jsonrpc.go",
 		"request_params.go", "method_names.go", "sse_writer.go",
 	}},

@@ -1,8 +1,6 @@
 package generator
 
 import (
-	"github.com/dave/jennifer/jen"
-
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
@@ -11,7 +9,8 @@ import (
 // object, and structuredContent is then that value. The runtime serves
 // sessions of 2025-11-25 and earlier, whose wire requires an object, the
 // value wrapped as {"result": value} under a rewritten schema (see
-// runtime/output_root.go); generated code only returns the typed value.
+// runtime/output_root.go); generated code only returns the typed value
+// (typeBuilder.outputType maps it).
 
 // checkOutputSchema checks an outputSchema: a JSON Schema object that
 // compiles, with any root type. An object root (or none declared) is
@@ -32,25 +31,9 @@ func objectRoot(n *jsontree.Node) bool {
 	return typ == nil || (typ.Kind == jsontree.String && typ.Str == "object")
 }
 
-// outputType is the Go type of an outputSchema: a struct (or the type of a
-// composed root) for an object root, else the type the schema maps to
-// ([]T, a scalar, a nullable or a union).
-func (b *typeBuilder) outputType(n *jsontree.Node, name string) *typeRef {
-	if objectRoot(n) {
-		return b.rootType(n, name)
-	}
-	t, nullable := b.typeOf(n, name)
-	if nullable && t.pointerable() {
-		return &typeRef{kind: refPtr, elem: t} // nil is null
-	}
-	return t
-}
-
-// outputZero is the zero value of a tool's output type, for
-// UnimplementedHandler: T{} for the struct of an object root, else *new(T).
-func outputZero(t *toolIR) *jen.Statement {
-	if objectRoot(t.def.output) {
-		return typeExpr(t.output).Values()
-	}
-	return jen.Op("*").New(typeExpr(t.output))
+// wireObjectRoot reports whether an outputSchema's root says "type":
+// "object", the runtime's test for output it sends unwrapped in every era.
+func wireObjectRoot(n *jsontree.Node) bool {
+	typ := n.Get("type")
+	return n.Kind == jsontree.Object && typ != nil && typ.Kind == jsontree.String && typ.Str == "object"
 }

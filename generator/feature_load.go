@@ -3,7 +3,6 @@ package generator
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
@@ -31,22 +30,9 @@ const (
 	metaCache = metaPrefix + "cache"
 )
 
-// featureKind is what a feature file declares.
-type featureKind int
-
-const (
-	kindPrompt featureKind = iota
-	kindResource
-	kindTemplate
-)
-
-func (k featureKind) String() string {
-	return [...]string{"prompt", "resource", "resource template"}[k]
-}
-
 // featureDef is one prompt, resource or resource template as read.
 type featureDef struct {
-	kind        featureKind
+	kind        featureType
 	at          place
 	name        string // the MCP name
 	description string
@@ -86,73 +72,14 @@ type cacheDef struct {
 // argNameRE is a prompt argument name that makes a Go identifier.
 var argNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
-// featureList is the key of a list result that holds features of a kind.
-var featureList = map[string]featureKind{"prompts": kindPrompt, "resources": kindResource, "resourceTemplates": kindTemplate}
+// metaHook reads a _meta key a kind built on features knows beyond
+// theirs (an MCP Apps page's "ui"); handled says whether it was one.
+type metaHook func(key string, v place, f *featureDef) (handled, ok bool)
 
-// isFeatureList reports whether obj is a prompts/list, resources/list or
-// resources/templates/list result.
-func isFeatureList(obj *jsontree.Node) bool {
-	if obj.Kind != jsontree.Object || obj.Has("tools") {
-		return false
-	}
-	for k := range featureList {
-		if obj.Has(k) {
-			return true
-		}
-	}
-	return false
-}
-
-// featureKindOf tells a feature object apart from a tool by its shape.
-func featureKindOf(n *jsontree.Node) (featureKind, bool) {
-	switch {
-	case n.Kind != jsontree.Object || n.Has("inputSchema") || n.Has("mode") || n.Has("requestedSchema"):
-		return 0, false
-	case n.Has("uriTemplate"):
-		return kindTemplate, true
-	case n.Has("uri"):
-		return kindResource, true
-	case n.Has("arguments"):
-		return kindPrompt, true
-	}
-	return 0, false
-}
-
-// loadFeatureDoc loads a file that holds features, reporting whether it did.
-func loadFeatureDoc(at place, m *model, rep *reporter) bool {
-	root := at.node
-	if isFeatureList(root) {
-		for _, mem := range root.Members {
-			kind, ok := featureList[mem.Key]
-			if !ok {
-				continue
-			}
-			if mem.Value.Kind != jsontree.Array {
-				rep.errorf(place{at.src, mem.Value}, "a list result holds an array", "%q is a %s", mem.Key, mem.Value.Kind)
-				continue
-			}
-			for _, el := range mem.Value.Elems {
-				loadFeature(kind, place{at.src, el}, m, rep)
-			}
-		}
-		return true
-	}
-	return loadFeatureItem(at, m, rep)
-}
-
-// loadFeatureItem loads one feature object, reporting whether it is one.
-func loadFeatureItem(at place, m *model, rep *reporter) bool {
-	kind, ok := featureKindOf(at.node)
-	if ok {
-		loadFeature(kind, at, m, rep)
-	}
-	return ok
-}
-
-func loadFeature(kind featureKind, at place, m *model, rep *reporter) {
+func loadFeature(kind featureType, at place, rep *reporter, hook metaHook) *featureDef {
 	if at.node.Kind != jsontree.Object {
 		rep.errorf(at, "each "+kind.String()+" is a JSON object", "expected a %s object, found a %s", kind, at.node.Kind)
-		return
+		return nil
 	}
 	f := &featureDef{kind: kind, at: at}
 	ok := true
@@ -160,7 +87,7 @@ func loadFeature(kind featureKind, at place, m *model, rep *reporter) {
 	ok = has
 	f.name = name
 	if kind == kindPrompt && has && !nameRE.MatchString(name) {
-		rep.errorf(place{at.src, at.node.Get("name")}, "use 1 to 64 characters from A-Z a-z 0-9 _ - .",
+		rep.errorf(place{at.src, at.node.Get("name")}, nameRule,
 			"prompt name %q is outside the allowed characters", name)
 		ok = false
 	}
@@ -175,9 +102,6 @@ func loadFeature(kind featureKind, at place, m *model, rep *reporter) {
 	case kindResource:
 		uri, has := str(at, "uri", true, "", rep)
 		f.key, f.keyAt = uri, at.node.Get("uri")
-		if isAppURI(uri) {
-			m.declarePage(uri)
-		}
 		if has && uri == "" {
 			rep.errorf(place{at.src, f.keyAt}, "write the resource's URI, such as \"file:///readme.md\"", "the uri is empty")
 			ok = false
@@ -188,11 +112,12 @@ func loadFeature(kind featureKind, at place, m *model, rep *reporter) {
 		f.key, f.keyAt = tmpl, at.node.Get("uriTemplate")
 		ok = has && loadTemplateVars(place{at.src, f.keyAt}, f, rep) && ok
 	}
-	ok = loadFeatureMeta(at, f, rep) && ok
-	if ok {
-		f.definition = stripMeta(at.src.doc, at.node)
-		m.features = append(m.features, f)
+	ok = loadFeatureMeta(at, f, rep, hook) && ok
+	if !ok {
+		return nil
 	}
+	f.definition = stripMeta(at.src.doc, at.node)
+	return f
 }
 
 func loadPromptArgs(at place, f *featureDef, rep *reporter) bool {
@@ -282,7 +207,7 @@ func loadTemplateVars(at place, f *featureDef, rep *reporter) bool {
 	return ok
 }
 
-func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
+func loadFeatureMeta(at place, f *featureDef, rep *reporter, hook metaHook) bool {
 	meta := at.node.Get("_meta")
 	if meta == nil {
 		return true
@@ -308,6 +233,12 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 	for _, mem := range meta.Members {
 		v := mem.Value
 		vp := place{at.src, v}
+		if hook != nil {
+			if handled, good := hook(mem.Key, vp, f); handled {
+				ok = good && ok
+				continue
+			}
+		}
 		switch {
 		case mem.Key == metaElicitations:
 			ok = loadElicitRefs(at, v, &f.elicitRefs, rep) && ok
@@ -331,38 +262,12 @@ func loadFeatureMeta(at place, f *featureDef, rep *reporter) bool {
 			f.list = v.Bool
 		case mem.Key == metaFile && f.kind == kindResource:
 			ok = loadFileRef(vp, f, rep) && ok
-		case mem.Key == "ui" && f.kind == kindResource && isAppURI(f.key):
-			ok = loadResourceUI(vp, f, rep) && ok
 		case mem.Key == metaCache && f.kind != kindPrompt:
 			c, good := loadCache(vp, rep)
 			f.cache, ok = c, good && ok
 		case strings.HasPrefix(mem.Key, metaPrefix):
 			rep.errorf(vp, "on a "+f.kind.String()+" mcpgen knows "+known, "unknown mcpgen key %q", mem.Key)
 			ok = false
-		}
-	}
-	return ok
-}
-
-// loadElicitRefs reads a _meta elicitations array.
-func loadElicitRefs(at place, v *jsontree.Node, refs *[]*jsontree.Node, rep *reporter) bool {
-	if v.Kind != jsontree.Array {
-		rep.errorf(place{at.src, v}, `write ["confirm_delete", ...]`, "%q must be an array of elicitation names", metaElicitations)
-		return false
-	}
-	ok := true
-	seen := map[string]bool{}
-	for _, el := range v.Elems {
-		switch {
-		case el.Kind != jsontree.String:
-			rep.errorf(place{at.src, el}, "", "elicitation names are strings, not a %s", el.Kind)
-			ok = false
-		case seen[el.Str]:
-			rep.errorf(place{at.src, el}, "list each elicitation once", "elicitation %q is listed twice", el.Str)
-			ok = false
-		default:
-			seen[el.Str] = true
-			*refs = append(*refs, el)
 		}
 	}
 	return ok
@@ -441,41 +346,4 @@ func loadCache(at place, rep *reporter) (*cacheDef, bool) {
 		}
 	}
 	return c, ok
-}
-
-// checkFeatures reports duplicate prompt names, resource URIs and URI
-// templates (the first place wins) and references to missing elicitations,
-// and marks the elicitations features use.
-func checkFeatures(m *model, used map[string]bool, rep *reporter) {
-	sort.SliceStable(m.features, func(i, j int) bool { return before(m.features[i].at, m.features[j].at) })
-	seen := map[featureKind]map[string]*featureDef{kindPrompt: {}, kindResource: {}, kindTemplate: {}}
-	what := map[featureKind]string{kindPrompt: "prompt name", kindResource: "resource URI", kindTemplate: "URI template"}
-	var kept []*featureDef
-	for _, f := range m.features {
-		if first, ok := seen[f.kind][f.key]; ok {
-			rep.errorf(place{f.at.src, f.keyAt}, what[f.kind]+"s must be unique per server; change one",
-				"duplicate %s %q, first defined at %s", what[f.kind], f.key, first.at)
-			continue
-		}
-		seen[f.kind][f.key] = f
-		kept = append(kept, f)
-		for _, ref := range f.elicitRefs {
-			used[ref.Str] = true
-			if m.byName[ref.Str] == nil && !m.declared[ref.Str] {
-				rep.errorf(place{f.at.src, ref}, knownElicitations(m),
-					"%s %q refers to elicitation %q, which no input file defines", f.kind, f.name, ref.Str)
-			}
-		}
-	}
-	m.features = kept
-}
-
-// jsonInt reads a whole JSON number that fits an int64.
-func jsonInt(n *jsontree.Node) (int64, bool) {
-	if n.Kind != jsontree.Number || !isInteger(n.Num) || !fitsInt64(n.Num) {
-		return 0, false
-	}
-	var v int64
-	_, err := fmt.Sscan(n.Num, &v)
-	return v, err == nil
 }

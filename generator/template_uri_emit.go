@@ -10,21 +10,16 @@ import (
 // through their call handles (runtime.ToolCall and runtime.FeatureCall), and
 // name a template's resource with the typed URI function of the template.
 
-// templateURIName is the function that builds the URI of a template's
-// resource from its params.
-func (f *featureIR) templateURIName() string { return f.goName + "TemplateURI" }
-
 // emitTemplateURI writes the function that expands a template with its
 // params: the URI resources/read of that resource receives, and the one to
 // announce when it changes.
 func emitTemplateURI(f *jen.File, ft *featureIR) {
-	d := ft.def
 	f.Add(comment(
 		fmt.Sprintf("%s is the URI that p names in URI template %s: the uri that %s receives for "+
-			"it, and the one to pass to NotifyResourceUpdated when that resource changes.", ft.templateURIName(), d.key, ft.method()),
+			"it, and the one to pass to NotifyResourceUpdated when that resource changes.", ft.templateURIName(), ft.key, ft.method()),
 	))
 	vars := jen.Qual(runtimePkg, "URIVars").Values(jen.DictFunc(func(dict jen.Dict) {
-		for _, a := range d.args {
+		for _, a := range ft.args {
 			switch {
 			case a.list:
 				dict[jen.Lit(a.name)] = jen.Id("p").Dot(a.goName)
@@ -35,12 +30,12 @@ func emitTemplateURI(f *jen.File, ft *featureIR) {
 	}))
 	var body []jen.Code
 	optional := false
-	for _, a := range d.args {
+	for _, a := range ft.args {
 		optional = optional || !a.list && !a.required
 	}
 	if optional {
 		body = append(body, jen.Id("vars").Op(":=").Add(vars))
-		for _, a := range d.args {
+		for _, a := range ft.args {
 			if a.list || a.required {
 				continue
 			}
@@ -50,6 +45,6 @@ func emitTemplateURI(f *jen.File, ft *featureIR) {
 		}
 		vars = jen.Id("vars")
 	}
-	body = append(body, jen.Return(jen.Qual(runtimePkg, "ExpandURITemplate").Call(jen.Lit(d.key), vars)))
+	body = append(body, jen.Return(jen.Qual(runtimePkg, "ExpandURITemplate").Call(jen.Id(ft.nameConst()), vars)))
 	f.Func().Id(ft.templateURIName()).Params(jen.Id("p").Id(ft.argsName())).String().Block(body...)
 }
