@@ -98,6 +98,7 @@ part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
 part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
 part "events: webhook signatures checked by standardwebhooks (npm)" bash ext/events/interop/run.sh
+part "server cards: read cross-origin by headless Chromium (about 40s)" bash ext/servercard/interop/run.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "MCP Apps in headless Chromium, and the basic-vanillajs port" bash apptest/run.sh
 # The Redis stages install redis-server when missing (Valkey from Debian's
