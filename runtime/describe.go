@@ -47,6 +47,10 @@ type AuthDescription struct {
 	ScopesSupported []string
 	// MetadataPath is where the server answers its metadata document.
 	MetadataPath string
+	// ListsVaryByPrincipal: the list methods show each principal only what
+	// its scopes allow (Auth.FilterLists), so a public document must not
+	// list them.
+	ListsVaryByPrincipal bool
 }
 
 // describe is Server.Describe.
@@ -80,7 +84,7 @@ func (d *dispatcher) describe() *Description {
 			scopes = a.scopes()
 		}
 		desc.Auth = &AuthDescription{Resource: a.cfg.Resource, AuthorizationServers: slices.Clone(a.cfg.AuthorizationServers),
-			ScopesSupported: slices.Clone(scopes), MetadataPath: a.metadataPath}
+			ScopesSupported: slices.Clone(scopes), MetadataPath: a.metadataPath, ListsVaryByPrincipal: a.cfg.FilterLists}
 	}
 	return desc
 }
