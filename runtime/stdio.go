@@ -187,10 +187,15 @@ func (c *stdioConn) serveModern(m *message) {
 	go func() {
 		defer c.handlers.Done()
 		defer cancel(nil)
+		c.t.d.calls.hold() // until its answer is written
+		defer c.t.d.calls.done()
+		data := c.t.answerModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
 		if m.isRequest() {
-			defer c.sess.removeInflight(m.ID)
+			c.sess.removeInflight(m.ID) // before the client can read the answer and reuse the ID
 		}
-		c.t.serveModernStdio(ctx, m, c.out.push, "c:"+c.sess.id)
+		if data != nil && ctx.Err() == nil {
+			_ = c.out.push(ctx, data)
+		}
 	}()
 }
 
@@ -220,30 +225,33 @@ func (t *stdioTransport) isModernStdio(msg *message) bool {
 // apply before the era serves the method. from is the connection, the
 // caller of a request without a principal.
 func (t *stdioTransport) serveModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error, from string) {
-	if !msg.isRequest() {
-		return // notifications: cancellation is the loop's business
-	}
 	t.d.calls.hold() // until its answer is written
 	defer t.d.calls.done()
-	reply := func(data []byte) {
-		if ctx.Err() == nil && data != nil {
-			_ = send(ctx, data)
-		}
+	if data := t.answerModernStdio(ctx, msg, send, from); data != nil && ctx.Err() == nil {
+		_ = send(ctx, data)
+	}
+}
+
+// answerModernStdio is serveModernStdio up to its answer, which it returns
+// (nil for a notification) instead of sending, so that the connection can
+// forget the request's ID before the client reads the answer and may use
+// the ID again.
+func (t *stdioTransport) answerModernStdio(ctx context.Context, msg *message, send func(context.Context, []byte) error, from string) []byte {
+	if !msg.isRequest() {
+		return nil // notifications: cancellation is the loop's business
 	}
 	if !validID(msg.ID) {
-		reply(encodeError(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer")))
-		return
+		return encodeError(nil, NewError(CodeInvalidRequest, "the request id must be a string or an integer"))
 	}
 	meta, e := parseRequestMeta(msg.params().Meta)
 	if e == nil {
 		e = t.d.versions.checkModern(meta.ProtocolVersion)
 	}
 	if e != nil {
-		reply(encodeError(msg.ID, e))
-		return
+		return encodeError(msg.ID, e)
 	}
 	data, _ := t.modern.serve(ctx, msg, meta, &modernStdioStream{send: send}, from)
-	reply(data)
+	return data
 }
 
 // modernStdioStream sends a 2026-07-28 request's notifications as their own
