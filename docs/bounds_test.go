@@ -43,6 +43,25 @@ func TestBoundsPageAgreesWithOptions(t *testing.T) {
 	}
 }
 
+// TestBoundsPageAgreesWithGeneratorLimits holds the generator's table to
+// the doc comments of generator.Limits the same way.
+func TestBoundsPageAgreesWithGeneratorLimits(t *testing.T) {
+	fields, err := structDefaults(repoPath("generator"), "Limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tableRows(repoPath(boundsPage), "`generator.Limits`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < len(fields) {
+		t.Fatalf("%s's table under \"`generator.Limits`\" has %d rows for %d limits", boundsPage, len(rows), len(fields))
+	}
+	for _, p := range checkBounds(fields, rows) {
+		t.Error(strings.ReplaceAll(strings.ReplaceAll(p, "runtime.Options", "generator.Limits"), "Options.", "Limits."))
+	}
+}
+
 // optionDefault is what a runtime.Options field's doc says of its default.
 type optionDefault struct {
 	field    string
@@ -119,6 +138,13 @@ var (
 // optionDefaults reads the runtime package's source, finds `type Options
 // struct` and returns, per field, the default its doc comment states.
 func optionDefaults(dir string) (map[string]*optionDefault, error) {
+	return structDefaults(dir, "Options")
+}
+
+// structDefaults reads the source of the package in dir, finds `type
+// typeName struct` and returns, per field, the default its doc comment
+// states.
+func structDefaults(dir, typeName string) (map[string]*optionDefault, error) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -134,7 +160,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 			return nil, err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Options" {
+			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == typeName {
 				st, _ = ts.Type.(*ast.StructType)
 			}
 			return st == nil
@@ -144,7 +170,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 		}
 	}
 	if st == nil {
-		return nil, fmt.Errorf("no `type Options struct` in %s", dir)
+		return nil, fmt.Errorf("no `type %s struct` in %s", typeName, dir)
 	}
 	// A doc comment covers its field and the undocumented fields after it
 	// (Options groups related fields under one comment).
@@ -168,7 +194,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 			continue
 		}
 		pos := fset.Position(g.doc.Pos())
-		at := fmt.Sprintf("runtime/%s:%d", filepath.Base(pos.Filename), pos.Line)
+		at := fmt.Sprintf("%s/%s:%d", filepath.Base(dir), filepath.Base(pos.Filename), pos.Line)
 		text := strings.Join(strings.Fields(g.doc.Text()), " ")
 		for _, loc := range defaultPhraseRE.FindAllStringIndex(text, -1) {
 			clause := clauseAt(text, loc[1])
@@ -250,7 +276,10 @@ func mentionedBefore(text string, fields []string, n int) []string {
 }
 
 // boundsRows reads the table under the "`runtime.Options`" heading.
-func boundsRows(page string) ([]boundsRow, error) {
+func boundsRows(page string) ([]boundsRow, error) { return tableRows(page, "`runtime.Options`") }
+
+// tableRows reads the table under the heading that names heading.
+func tableRows(page, heading string) ([]boundsRow, error) {
 	data, err := os.ReadFile(page)
 	if err != nil {
 		return nil, err
@@ -260,7 +289,7 @@ func boundsRows(page string) ([]boundsRow, error) {
 	in := false
 	for i, line := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(line, "#") {
-			in = strings.Contains(line, "`runtime.Options`")
+			in = strings.Contains(line, heading)
 			continue
 		}
 		if !in || !strings.HasPrefix(line, "|") {
@@ -271,7 +300,7 @@ func boundsRows(page string) ([]boundsRow, error) {
 			continue
 		}
 		first := strings.TrimSpace(cells[0])
-		if first == "option" || strings.Trim(first, "-: ") == "" {
+		if first == "option" || first == "limit" || strings.Trim(first, "-: ") == "" {
 			continue // the header and its rule
 		}
 		r := boundsRow{line: i + 1, cell: strings.TrimSpace(cells[1])}

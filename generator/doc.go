@@ -57,7 +57,7 @@
 //     elicit_url_emit.go, tool_emit.go, feature_emit.go,
 //     template_uri_emit.go, page_emit.go, skill_emit.go.
 //   - seam: part.go (the part interface and packageCode).
-//   - shared: diag.go, inputs.go, names.go, doc_comments.go,
+//   - shared: diag.go, inputs.go, limits.go (Limits), names.go, doc_comments.go,
 //     json_values.go, meta_keys.go, mcp_apps.go, feature_type.go.
 //
 // # Adding an input kind

@@ -27,6 +27,9 @@ type Config struct {
 	// the package is not main), the result also holds the typed test client,
 	// in the sibling package Package+"test" (TestClientFile).
 	ImportPath string
+	// Limits bound what the inputs may hold; the zero value takes the
+	// defaults.
+	Limits Limits
 }
 
 // InputFile is one JSON input: its path (used in diagnostics) and contents.

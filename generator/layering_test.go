@@ -43,7 +43,7 @@ var stages = map[string][]string{
 	"seam": {"part.go"},
 	// Words every stage uses: diagnostics, the public input types, Go
 	// names, doc lines, JSON values, the _meta keys, MCP Apps' names.
-	"shared": {"diag.go", "inputs.go", "names.go", "doc_comments.go", "json_values.go", "meta_keys.go", "mcp_apps.go", "feature_type.go"},
+	"shared": {"diag.go", "inputs.go", "limits.go", "names.go", "doc_comments.go", "json_values.go", "meta_keys.go", "mcp_apps.go", "feature_type.go"},
 }
 
 // uses are the stages a stage's files may name, besides its own.

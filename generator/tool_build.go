@@ -99,7 +99,7 @@ func (k *toolKind) build(bc *buildContext) part {
 			continue
 		}
 		bc.claimMethod(ir.goName, place{t.at.src, t.at.node.Get("name")}.String())
-		b := bc.typeBuilder(t.at.src, t.at.node.Ptr, fmt.Sprintf("tool %q", t.name), ir.goName, &ir.decls)
+		b := bc.typeBuilder(t.at.src, t.at.node.Ptr(), fmt.Sprintf("tool %q", t.name), ir.goName, &ir.decls)
 		b.root = t.input
 		b.roots[t.input] = fmt.Sprintf("the arguments of tool %s", t.name)
 		ir.input = b.rootType(t.input, b.typeName(t.input, ir.goName+"Input"))
