@@ -22,7 +22,9 @@ type Diagnostic struct {
 	Warning bool
 }
 
-// String formats d as file:LINE:COL: /pointer: [warning: ]message (hint).
+// String formats d as file:LINE:COL: /pointer: [warning: ]message (hint),
+// on one line: the characters of the inputs that a terminal would lay out
+// as something else (hiddenRune), and newlines, are spelled out.
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	ptr := d.Pointer
@@ -37,7 +39,7 @@ func (d Diagnostic) String() string {
 	if d.Hint != "" {
 		fmt.Fprintf(&b, " (%s)", d.Hint)
 	}
-	return b.String()
+	return commentSafe(b.String())
 }
 
 // Diagnostics is a list of problems.

@@ -22,6 +22,7 @@ func comment(lines ...string) jen.Code {
 	var wrapped []string
 	inList := false
 	for _, l := range lines {
+		l = commentSafe(l)
 		indent := len(l) - len(strings.TrimLeft(l, " "))
 		switch {
 		case listItemRE.MatchString(l):
@@ -316,7 +317,7 @@ func emitEnum(f *jen.File, d *enumDecl) {
 			if v.title != "" {
 				c = fmt.Sprintf("// %s is %s (shown as %q).", v.constName, jsonLit(v.value), v.title)
 			}
-			g.Comment(c)
+			g.Comment(commentSafe(c))
 			g.Id(v.constName).Id(d.name).Op("=").Add(lit(v.value))
 		}
 	})
@@ -365,7 +366,7 @@ func emitUnion(f *jen.File, d *unionDecl) {
 			for i, x := range v.values {
 				quoted[i] = fmt.Sprintf("%q", x)
 			}
-			g.Commentf("// %s is set when %q is %s.", v.field, d.prop, strings.Join(quoted, " or "))
+			g.Comment(commentSafe(fmt.Sprintf("// %s is set when %q is %s.", v.field, d.prop, strings.Join(quoted, " or "))))
 			g.Id(v.field).Op("*").Add(typeExpr(v.typ))
 		}
 	})

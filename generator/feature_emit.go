@@ -84,11 +84,11 @@ func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 	f.Const().Id(ft.definitionName()).Op("=").Add(jsonText(string(ft.definition)))
 	switch ft.typ {
 	case kindPrompt:
-		f.Commentf("// %s is the name of prompt %s, as prompts/get names it.", ft.nameConst(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the name of prompt %s, as prompts/get names it.", ft.nameConst(), ft.name)))
 	case kindResource:
-		f.Commentf("// %s is the URI of resource %s.", ft.uriName(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the URI of resource %s.", ft.uriName(), ft.name)))
 	case kindTemplate:
-		f.Commentf("// %s is the URI template of resource template %s.", ft.nameConst(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the URI template of resource template %s.", ft.nameConst(), ft.name)))
 	}
 	f.Const().Id(ft.nameConst()).Op("=").Lit(ft.key)
 	if ft.embedded != nil {
@@ -104,7 +104,7 @@ func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 		emitFeatureCall(f, ft)
 	}
 	typ := [...]string{"Prompt", "Resource", "ResourceTemplate"}[ft.typ]
-	f.Commentf("// %s wires %s %s to h.", ft.funcName(), ft.typ, ft.key)
+	f.Comment(commentSafe(fmt.Sprintf("// %s wires %s %s to h.", ft.funcName(), ft.typ, ft.key)))
 	f.Func().Id(ft.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, typ).Block(
 		jen.Return(jen.Qual(runtimePkg, typ).ValuesFunc(func(vg *jen.Group) {
 			vg.Line().Id([...]string{"Name", "URI", "URITemplate"}[ft.typ]).Op(":").Id(ft.nameConst())
