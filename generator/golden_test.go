@@ -94,7 +94,7 @@ func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []Skill
 			return data, nil
 		}
 		return nil, os.ErrNotExist
-	}})
+	}, Lstat: func(name string) (fs.FileInfo, error) { return os.Lstat(filepath.Join(c.dir, name)) }})
 	if res == nil {
 		t.Fatalf("Generate: %v", err)
 	}
