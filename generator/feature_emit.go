@@ -79,8 +79,13 @@ func featureHandler(ft *featureIR) jen.Code {
 func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 	f := pc.newFile()
 	listed := map[featureType]string{kindPrompt: "prompts/list", kindResource: "resources/list", kindTemplate: "resources/templates/list"}[ft.typ]
-	f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it: as written in %s, without mcpgen's own keys.",
-		ft.definitionName(), ft.typ, ft.key, listed, ft.source)))
+	if ft.implied != "" {
+		f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it. No input declares it: it is the page %s shows its results in, in %s.",
+			ft.definitionName(), ft.typ, ft.key, listed, ft.implied, ft.source)))
+	} else {
+		f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it: as written in %s, without mcpgen's own keys.",
+			ft.definitionName(), ft.typ, ft.key, listed, ft.source)))
+	}
 	f.Const().Id(ft.definitionName()).Op("=").Add(jsonText(string(ft.definition)))
 	switch ft.typ {
 	case kindPrompt:

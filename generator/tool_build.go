@@ -132,7 +132,7 @@ func referPage(lc *loadContext, t *toolDef) {
 	if t.ui == nil || t.ui.resourceURI == "" {
 		return
 	}
-	lc.refer(pageNamespace, t.ui.resourceURI, func(known []string) {
+	lc.refer(pageNamespace, t.ui.resourceURI, place{t.at.src, t.ui.uriAt}, t.name, func(known []string) {
 		hint := `declare a resource with this "uri" and "mimeType": "` + appMIMEType + `"`
 		if len(known) > 0 {
 			hint += ", or use one of: " + strings.Join(known, ", ")
