@@ -25,7 +25,7 @@ type featureIR struct {
 	// implied names the tool (`tool "get_me"`) whose page this is, when
 	// no input declares it.
 	implied string
-	ui   []byte
+	ui      []byte
 	// order is where it was declared, which is where its list shows it.
 	order inputOrder
 }

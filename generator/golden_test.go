@@ -382,11 +382,11 @@ func TestGoldenHasNoHiddenCharacters(t *testing.T) {
 
 func TestCommentSafe(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text, with tabs\tand spaces": `plain text, with tabs\u0009and spaces`,
-		"RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c": `RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c`,
-		"LS \u2028 PS \u2029 NEL \u0085 NL \n CR \r": `LS \u2028 PS \u2029 NEL \u0085 NL \u000a CR \u000d`,
+		"plain text, with tabs\tand spaces":                        `plain text, with tabs\u0009and spaces`,
+		"RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c":   `RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c`,
+		"LS \u2028 PS \u2029 NEL \u0085 NL \n CR \r":               `LS \u2028 PS \u2029 NEL \u0085 NL \u000a CR \u000d`,
 		"zero width \u200b BOM \ufeff NUL \x00 private \U000F0000": `zero width \u200b BOM \ufeff NUL \u0000 private \U000f0000`,
-		"no-break\u00a0space, é, 日本, 🙂":                               "no-break\u00a0space, é, 日本, 🙂",
+		"no-break\u00a0space, é, 日本, 🙂":                            "no-break\u00a0space, é, 日本, 🙂",
 	} {
 		if got := commentSafe(in); got != want {
 			t.Errorf("commentSafe(%q) = %q, want %q", in, got, want)
