@@ -186,14 +186,14 @@ func emitStruct(f *jen.File, d *structDecl) {
 			if fl.ptr {
 				typ = jen.Op("*").Add(typ)
 			}
-			tag := fl.jsonName
+			opt := ""
 			switch {
 			case fl.omitempty:
-				tag += ",omitempty"
+				opt = ",omitempty"
 			case fl.omitzero:
-				tag += ",omitzero"
+				opt = ",omitzero"
 			}
-			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": tag})
+			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": jsonTagName(fl.jsonName) + opt})
 		}
 	})
 	emitNonNil(f, d)
@@ -358,6 +358,17 @@ func jsonLit(v any) string {
 	return fmt.Sprint(v)
 }
 
+// jsonTagName is a property's name as the first part of its json tag:
+// encoding/json reads a tag of "-" alone as "leave the field out", so the
+// property "-" is written "-," (the tag names are checked by
+// validTagName).
+func jsonTagName(name string) string {
+	if name == "-" {
+		return "-,"
+	}
+	return name
+}
+
 func emitUnion(f *jen.File, d *unionDecl) {
 	f.Add(docWith(fmt.Sprintf("%s is %s: exactly one of its fields is set, chosen by %q.", d.name, d.origin, d.prop), d.doc))
 	f.Type().Id(d.name).StructFunc(func(g *jen.Group) {
@@ -386,7 +397,7 @@ func emitUnion(f *jen.File, d *unionDecl) {
 	)
 	f.Comment("// UnmarshalJSON decodes the variant the discriminator names.")
 	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Var().Id("d").Struct(jen.Id("Value").String().Tag(map[string]string{"json": d.prop})),
+		jen.Var().Id("d").Struct(jen.Id("Value").String().Tag(map[string]string{"json": jsonTagName(d.prop)})),
 		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("d")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),

@@ -108,10 +108,12 @@ func (k *toolKind) build(bc *buildContext) part {
 			b.root = t.output
 			b.memo = map[*jsontree.Node]*typeRef{}
 			b.roots[t.output] = fmt.Sprintf("the structured output of tool %s", t.name)
+			b.output = true
 			ir.output = b.outputType(t.output, b.typeName(t.output, ir.goName+"Output"))
 			ir.objectOutput, ir.wireObject = objectRoot(t.output), wireObjectRoot(t.output)
 			b.warnExtra()
 		}
+		b.breakCycles(ir.decls, t.input)
 		var refs []string
 		for _, r := range t.elicitRefs {
 			refs = append(refs, r.Str)

@@ -64,6 +64,13 @@ type typeBuilder struct {
 	extra []*jsontree.Node
 	// whyNot says why the last choice was not possible, for the warning.
 	whyNot string
+	// output is set while an output schema is mapped: what cannot be
+	// represented there is a warning, where an input's is an error.
+	output bool
+	// fieldAt are the properties the fields come from, and declRoot the
+	// root schema of each struct, for breakCycles' messages.
+	fieldAt  map[*field]*jsontree.Node
+	declRoot map[*structDecl]*jsontree.Node
 	// anchors index the $anchor names of the root schema anchorsOf.
 	anchors   map[string]*jsontree.Node
 	anchorsOf *jsontree.Node
