@@ -106,8 +106,8 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		}
 		if !validTagName(m.Key) {
 			switch {
-			case required[m.Key] && !b.output:
-				b.ns.rep.errorf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag, and the property is required: the handler would never see it", m.Key)
+			case !b.output:
+				b.ns.rep.errorf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag: the handler would never see the argument", m.Key)
 			case required[m.Key]:
 				b.ns.rep.warnf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag, and the property is required: no output of the handler can hold it, so every output fails the schema", m.Key)
 			default:
