@@ -31,7 +31,7 @@ func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 }
 
 func countedEngine(b *testing.B, prefix string, o events.Options) (*events.Engine, *countingHook) {
-	rdb := newClient(b, redisAddr(b))
+	rdb := newClient(b, redisSpec(b))
 	hook := &countingHook{}
 	rdb.AddHook(hook)
 	st := NewEventStore(rdb, EventOptions{Prefix: prefix})
@@ -147,7 +147,7 @@ func BenchmarkEventsOnRedis(b *testing.B) {
 	}
 	b.Run("idle-webhook", func(b *testing.B) {
 		const n = 1000
-		rdb := newClient(b, redisAddr(b))
+		rdb := newClient(b, redisSpec(b))
 		used := func() int64 {
 			info, _ := rdb.Info(context.Background(), "memory").Result()
 			for _, line := range strings.Split(info, "\r\n") {

@@ -18,7 +18,7 @@ import (
 )
 
 func newEventStore(t testing.TB, prefix string) *EventStore {
-	s := NewEventStore(newClient(t, redisAddr(t)), EventOptions{Prefix: prefix})
+	s := NewEventStore(newClient(t, redisSpec(t)), EventOptions{Prefix: prefix})
 	t.Cleanup(func() { s.Close() })
 	return s
 }

@@ -111,8 +111,9 @@ func (t *httpTransport) serveMessages(w http.ResponseWriter, r *http.Request, se
 			res, err := t.sessions.serveAnswer(sess, m)
 			switch {
 			case err != nil:
-				refused = encodeError(m.ID, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
+				refused = encodeError(m.ID, errStoreUnavailable) // serveAnswer logged err
 				status = http.StatusServiceUnavailable
+				w.Header().Set("Retry-After", storeRetryAfterSeconds)
 			case res == Expired:
 				refused = encodeError(m.ID, &Error{Code: CodeRequestExpired, Message: "request expired: the server stopped waiting for this answer"})
 				status = http.StatusGone
