@@ -49,6 +49,25 @@ func TestBoundsPageAgreesWithOptions(t *testing.T) {
 	}
 }
 
+// TestBoundsPageAgreesWithGeneratorLimits holds the generator's table to
+// the doc comments of generator.Limits the same way.
+func TestBoundsPageAgreesWithGeneratorLimits(t *testing.T) {
+	fields, err := structDefaults(repoPath("generator"), "Limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := boundsRows(repoPath(boundsPage), "generator.Limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < len(fields) {
+		t.Fatalf("%s's table under \"`generator.Limits`\" has %d rows for %d limits", boundsPage, len(rows), len(fields))
+	}
+	for _, p := range checkBounds(fields, rows) {
+		t.Error(strings.ReplaceAll(strings.ReplaceAll(p, "runtime.Options", "generator.Limits"), "Options.", "Limits."))
+	}
+}
+
 // optionDefault is what a runtime.Options field's doc says of its default.
 type optionDefault struct {
 	field    string
@@ -125,6 +144,13 @@ var (
 // optionDefaults reads the runtime package's source, finds `type Options
 // struct` and returns, per field, the default its doc comment states.
 func optionDefaults(dir string) (map[string]*optionDefault, error) {
+	return structDefaults(dir, "Options")
+}
+
+// structDefaults reads the source of the package in dir, finds `type
+// typeName struct` and returns, per field, the default its doc comment
+// states.
+func structDefaults(dir, typeName string) (map[string]*optionDefault, error) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -140,7 +166,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 			return nil, err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Options" {
+			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == typeName {
 				st, _ = ts.Type.(*ast.StructType)
 			}
 			return st == nil
@@ -150,7 +176,7 @@ func optionDefaults(dir string) (map[string]*optionDefault, error) {
 		}
 	}
 	if st == nil {
-		return nil, fmt.Errorf("no `type Options struct` in %s", dir)
+		return nil, fmt.Errorf("no `type %s struct` in %s", typeName, dir)
 	}
 	// A doc comment covers its field and the undocumented fields after it
 	// (Options groups related fields under one comment).
@@ -277,7 +303,7 @@ func boundsRows(page, heading string) ([]boundsRow, error) {
 			continue
 		}
 		first := strings.TrimSpace(cells[0])
-		if first == "option" || strings.Trim(first, "-: ") == "" {
+		if first == "option" || first == "limit" || strings.Trim(first, "-: ") == "" {
 			continue // the header and its rule
 		}
 		r := boundsRow{line: i + 1, cell: strings.TrimSpace(cells[1])}

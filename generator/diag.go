@@ -22,7 +22,9 @@ type Diagnostic struct {
 	Warning bool
 }
 
-// String formats d as file:LINE:COL: /pointer: [warning: ]message (hint).
+// String formats d as file:LINE:COL: /pointer: [warning: ]message (hint),
+// on one line: the characters of the inputs that a terminal would lay out
+// as something else (hiddenRune), and newlines, are spelled out.
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	ptr := d.Pointer
@@ -37,7 +39,7 @@ func (d Diagnostic) String() string {
 	if d.Hint != "" {
 		fmt.Fprintf(&b, " (%s)", d.Hint)
 	}
-	return b.String()
+	return commentSafe(b.String())
 }
 
 // Diagnostics is a list of problems.
@@ -97,6 +99,8 @@ func (ds Diagnostics) sort() {
 type source struct {
 	path string
 	doc  *jsontree.Doc
+	// limits are those of the generation that reads it.
+	limits Limits
 }
 
 // place is a location in the inputs: a node of a file.
@@ -107,10 +111,28 @@ type place struct {
 
 func (p place) String() string {
 	line, col := p.src.doc.Pos(p.node.Start)
-	if p.node.Ptr == "" {
+	if p.node.Parent() == nil {
 		return fmt.Sprintf("%s:%d:%d", p.src.path, line, col)
 	}
-	return fmt.Sprintf("%s:%d:%d (%s)", p.src.path, line, col, p.node.Ptr)
+	return fmt.Sprintf("%s:%d:%d (%s)", p.src.path, line, col, p.node.ShortPtr(maxPointerBytes))
+}
+
+// maxPointerBytes bounds a JSON pointer in a diagnostic or a comment. The
+// line and column say exactly where; a pointer as long as the keys of a
+// deeply nested file, once per problem, would make the report grow with
+// the square of the depth.
+const maxPointerBytes = 240
+
+// byteSize writes a count of bytes as KiB or MiB when it is a whole number
+// of them.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // reporter collects diagnostics.
@@ -121,7 +143,7 @@ type reporter struct {
 func (r *reporter) add(p place, warning bool, hint, format string, args ...any) {
 	line, col := p.src.doc.Pos(p.node.Start)
 	r.diags = append(r.diags, Diagnostic{
-		File: p.src.path, Line: line, Col: col, Pointer: p.node.Ptr,
+		File: p.src.path, Line: line, Col: col, Pointer: p.node.ShortPtr(maxPointerBytes),
 		Message: fmt.Sprintf(format, args...), Hint: hint, Warning: warning,
 	})
 }

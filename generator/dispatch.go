@@ -1,6 +1,9 @@
 package generator
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
@@ -11,15 +14,30 @@ import (
 // claims is an error naming the shapes the kinds know.
 func loadFile(in InputFile, kinds []inputKind, lc *loadContext) {
 	rep := lc.rep
-	doc, err := jsontree.Parse(in.Data)
-	if err != nil {
+	limits := lc.cfg.Limits
+	if len(in.Data) > limits.MaxInputBytes {
+		rep.diags = append(rep.diags, Diagnostic{File: in.Path, Line: 1, Col: 1,
+			Message: fmt.Sprintf("the file holds %d bytes; an input file may hold at most %s", len(in.Data), byteSize(limits.MaxInputBytes)),
+			Hint:    "split it into several files (a tools/list result may be an array of tools in each)"})
+		return
+	}
+	doc, err := jsontree.ParseLimited(in.Data, limits.MaxDepth)
+	var de *jsontree.DepthError
+	switch {
+	case errors.As(err, &de):
+		line, col := lineCol(in.Data, de.Offset)
+		rep.diags = append(rep.diags, Diagnostic{File: in.Path, Line: line, Col: col, Pointer: de.Node.ShortPtr(maxPointerBytes),
+			Message: fmt.Sprintf("arrays and objects nest deeper than %d levels here", de.Max),
+			Hint:    "flatten the schema: name the nested objects under $defs and refer to them with $ref"})
+		return
+	case err != nil:
 		se := err.(*jsontree.SyntaxError)
 		line, col := lineCol(in.Data, se.Offset)
 		rep.diags = append(rep.diags, Diagnostic{File: in.Path, Line: line, Col: col,
 			Message: "invalid JSON: " + se.Msg, Hint: "fix the syntax; nothing was generated"})
 		return
 	}
-	src := &source{path: in.Path, doc: doc}
+	src := &source{path: in.Path, doc: doc, limits: limits}
 	for _, dup := range doc.Duplicates {
 		rep.errorf(place{src, dup}, "remove one of them", "key appears twice in the same object")
 	}

@@ -44,7 +44,7 @@
 //     types_choice.go, types_union.go, and each kind's build step:
 //     elicit_build.go, tool_build.go, feature_build.go, page_build.go,
 //     skill_build.go.
-//   - load: load_context.go, schema_check.go, meta_strip.go, scopes.go,
+//   - load: load_context.go, schema_check.go, schema_satisfiable.go, meta_strip.go, scopes.go,
 //     output_schema.go, and each kind's loader: elicit_load.go,
 //     elicit_subset.go, tool_load.go, tool_ui_load.go, feature_load.go,
 //     resource_file.go, page_load.go, skill_input.go, skill_load.go,
@@ -57,7 +57,7 @@
 //     elicit_url_emit.go, tool_emit.go, feature_emit.go,
 //     template_uri_emit.go, page_emit.go, skill_emit.go.
 //   - seam: part.go (the part interface and packageCode).
-//   - shared: diag.go, inputs.go, names.go, doc_comments.go,
+//   - shared: diag.go, inputs.go, limits.go (Limits), names.go, doc_comments.go,
 //     json_values.go, meta_keys.go, mcp_apps.go, feature_type.go.
 //
 // # Adding an input kind

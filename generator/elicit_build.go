@@ -84,7 +84,7 @@ func (k *elicitationKind) build(bc *buildContext) part {
 		bc.ns.claim(ir.varName(), at, hint)
 		bc.ns.claim(ir.constName(), at, hint)
 		if e.mode == "form" {
-			b := bc.typeBuilder(e.at.src, e.at.node.Ptr, fmt.Sprintf("elicitation %q", e.name), ir.goName, &ir.decls)
+			b := bc.typeBuilder(e.at.src, e.at.node.Ptr(), fmt.Sprintf("elicitation %q", e.name), ir.goName, &ir.decls)
 			b.root, b.rootHint = e.schema, hint
 			b.roots[e.schema] = fmt.Sprintf("what the user answered to the %s form", e.name)
 			ir.answer = b.structOf(e.schema, ir.goName)

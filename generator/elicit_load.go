@@ -54,7 +54,7 @@ func loadElicitRefs(at place, v *jsontree.Node, refs *[]*jsontree.Node, rep *rep
 // names it in the error for one no file defines).
 func referElicitations(lc *loadContext, src *source, refs []*jsontree.Node, what string) {
 	for _, ref := range refs {
-		lc.refer(elicitNamespace, ref.Str, func(known []string) {
+		lc.refer(elicitNamespace, ref.Str, place{src, ref}, what, func(known []string) {
 			hint := "add an elicitation file with this name to the inputs"
 			if len(known) > 0 {
 				hint = "add an elicitation file with this name, or use one of: " + strings.Join(known, ", ")

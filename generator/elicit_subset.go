@@ -31,7 +31,7 @@ func checkFormSchema(at place, rep *reporter) bool {
 		rep.errorf(at, `write {"type": "object", "properties": {...}}`, "requestedSchema must be an object, not a %s", root.Kind)
 		return false
 	}
-	ok := compileSchema(at, rep)
+	ok := compileSchema(at, rep) && checkSatisfiable(at, false, rep)
 	bad := func(n *jsontree.Node, hint, format string, args ...any) {
 		rep.errorf(place{at.src, n}, hint, format, args...)
 		ok = false

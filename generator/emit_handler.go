@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/dave/jennifer/jen"
@@ -31,7 +32,7 @@ func emitHandler(pc *packageCode) *jen.File {
 		if zero == nil {
 			zero = jen.Nil()
 		}
-		f.Commentf("// %s reports that %s is not implemented.", m.name, m.what)
+		f.Comment(commentSafe(fmt.Sprintf("// %s reports that %s is not implemented.", m.name, m.what)))
 		f.Func().Params(jen.Id("UnimplementedHandler")).Id(m.name).Params(m.anon...).Params(m.result...).Block(
 			jen.Return(zero, m.notImplemented),
 		)

@@ -40,6 +40,10 @@ func emitPackage(pkg, importPath string, parts []part) (map[string][]byte, error
 					errs[i] = fmt.Errorf("rendering %s: %w", jobs[i].name, err)
 					continue
 				}
+				if err := noHiddenRunes(buf.Bytes()); err != nil {
+					errs[i] = fmt.Errorf("rendering %s: %w", jobs[i].name, err)
+					continue
+				}
 				results[i] = groupImports(buf.Bytes())
 			}
 		}()
@@ -57,6 +61,24 @@ func emitPackage(pkg, importPath string, parts []part) (map[string][]byte, error
 		out[j.name] = results[i]
 	}
 	return out, nil
+}
+
+// noHiddenRunes is the last check of what is written: no character that
+// hiddenRune names stands raw anywhere in a file. Comments spell them out
+// (commentSafe), quoted literals escape them and raw literals are used only
+// without them (jsonText), so one found here is a bug of the generator,
+// which fails rather than write it.
+func noHiddenRunes(src []byte) error {
+	line := 1
+	for _, r := range string(src) {
+		if r == '\n' {
+			line++
+		}
+		if hiddenRune(r) {
+			return fmt.Errorf("line %d would hold the character %U raw, which editors show as something else; this is a bug of mcpgen", line, r)
+		}
+	}
+	return nil
 }
 
 // groupImports puts the standard library imports first and the others in a

@@ -22,6 +22,7 @@ func comment(lines ...string) jen.Code {
 	var wrapped []string
 	inList := false
 	for _, l := range lines {
+		l = commentSafe(l)
 		indent := len(l) - len(strings.TrimLeft(l, " "))
 		switch {
 		case listItemRE.MatchString(l):
@@ -185,14 +186,14 @@ func emitStruct(f *jen.File, d *structDecl) {
 			if fl.ptr {
 				typ = jen.Op("*").Add(typ)
 			}
-			tag := fl.jsonName
+			opt := ""
 			switch {
 			case fl.omitempty:
-				tag += ",omitempty"
+				opt = ",omitempty"
 			case fl.omitzero:
-				tag += ",omitzero"
+				opt = ",omitzero"
 			}
-			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": tag})
+			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": jsonTagName(fl.jsonName) + opt})
 		}
 	})
 	emitNonNil(f, d)
@@ -316,7 +317,7 @@ func emitEnum(f *jen.File, d *enumDecl) {
 			if v.title != "" {
 				c = fmt.Sprintf("// %s is %s (shown as %q).", v.constName, jsonLit(v.value), v.title)
 			}
-			g.Comment(c)
+			g.Comment(commentSafe(c))
 			g.Id(v.constName).Id(d.name).Op("=").Add(lit(v.value))
 		}
 	})
@@ -357,6 +358,17 @@ func jsonLit(v any) string {
 	return fmt.Sprint(v)
 }
 
+// jsonTagName is a property's name as the first part of its json tag:
+// encoding/json reads a tag of "-" alone as "leave the field out", so the
+// property "-" is written "-," (the tag names are checked by
+// validTagName).
+func jsonTagName(name string) string {
+	if name == "-" {
+		return "-,"
+	}
+	return name
+}
+
 func emitUnion(f *jen.File, d *unionDecl) {
 	f.Add(docWith(fmt.Sprintf("%s is %s: exactly one of its fields is set, chosen by %q.", d.name, d.origin, d.prop), d.doc))
 	f.Type().Id(d.name).StructFunc(func(g *jen.Group) {
@@ -365,7 +377,7 @@ func emitUnion(f *jen.File, d *unionDecl) {
 			for i, x := range v.values {
 				quoted[i] = fmt.Sprintf("%q", x)
 			}
-			g.Commentf("// %s is set when %q is %s.", v.field, d.prop, strings.Join(quoted, " or "))
+			g.Comment(commentSafe(fmt.Sprintf("// %s is set when %q is %s.", v.field, d.prop, strings.Join(quoted, " or "))))
 			g.Id(v.field).Op("*").Add(typeExpr(v.typ))
 		}
 	})
@@ -385,7 +397,7 @@ func emitUnion(f *jen.File, d *unionDecl) {
 	)
 	f.Comment("// UnmarshalJSON decodes the variant the discriminator names.")
 	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Var().Id("d").Struct(jen.Id("Value").String().Tag(map[string]string{"json": d.prop})),
+		jen.Var().Id("d").Struct(jen.Id("Value").String().Tag(map[string]string{"json": jsonTagName(d.prop)})),
 		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("b"), jen.Op("&").Id("d")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),

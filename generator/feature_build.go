@@ -128,7 +128,7 @@ func (k *featureKind) build(bc *buildContext) part {
 func buildFeature(bc *buildContext, d *featureDef) *featureIR {
 	ir := &featureIR{typ: d.kind, name: d.name, key: d.key, goName: d.goName, description: docLinesOf(d.description),
 		source: path.Base(d.at.src.path), definition: d.definition, complete: d.complete, list: d.list, scopes: d.scopes,
-		ui: d.ui, order: inputOrder{d.at.src.path, d.at.node.Start}}
+		ui: d.ui, mimeType: d.mimeType, implied: d.implied, order: inputOrder{d.at.src.path, d.at.node.Start}}
 	if ir.goName == "" {
 		ir.goName = goName(d.name)
 	}
@@ -141,10 +141,10 @@ func buildFeature(bc *buildContext, d *featureDef) *featureIR {
 	if f := d.file; f != nil {
 		ir.embedded = &embeddedFile{embed: f.embed, text: f.text, sum: f.sum}
 	}
-	if mt := d.at.node.Get("mimeType"); mt != nil && mt.Kind == jsontree.String {
-		ir.mimeType = mt.Str
+	at := place{d.at.src, d.nameAt}
+	if d.nameAt == nil {
+		at = d.at
 	}
-	at := place{d.at.src, d.at.node.Get("name")}
 	if d.goNameAt != nil {
 		at = place{d.at.src, d.goNameAt}
 	}
@@ -200,7 +200,10 @@ func buildFeature(bc *buildContext, d *featureDef) *featureIR {
 		refs = append(refs, r.Str)
 	}
 	ir.elicits = bc.elicitations(refs)
-	nameAt := place{d.at.src, d.at.node.Get("name")}
+	nameAt := place{d.at.src, d.nameAt}
+	if d.nameAt == nil {
+		nameAt = d.at
+	}
 	what := fmt.Sprintf("%s %q", d.kind, d.key)
 	goNameHint := fmt.Sprintf(`set _meta[%q]`, metaGoName)
 	bc.claimClientMethod(ir.method(), nameAt, goNameHint, what)

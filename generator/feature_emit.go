@@ -79,16 +79,21 @@ func featureHandler(ft *featureIR) jen.Code {
 func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 	f := pc.newFile()
 	listed := map[featureType]string{kindPrompt: "prompts/list", kindResource: "resources/list", kindTemplate: "resources/templates/list"}[ft.typ]
-	f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it: as written in %s, without mcpgen's own keys.",
-		ft.definitionName(), ft.typ, ft.key, listed, ft.source)))
+	if ft.implied != "" {
+		f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it. No input declares it: it is the page %s shows its results in, in %s.",
+			ft.definitionName(), ft.typ, ft.key, listed, ft.implied, ft.source)))
+	} else {
+		f.Add(comment(fmt.Sprintf("%s is %s %s as %s advertises it: as written in %s, without mcpgen's own keys.",
+			ft.definitionName(), ft.typ, ft.key, listed, ft.source)))
+	}
 	f.Const().Id(ft.definitionName()).Op("=").Add(jsonText(string(ft.definition)))
 	switch ft.typ {
 	case kindPrompt:
-		f.Commentf("// %s is the name of prompt %s, as prompts/get names it.", ft.nameConst(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the name of prompt %s, as prompts/get names it.", ft.nameConst(), ft.name)))
 	case kindResource:
-		f.Commentf("// %s is the URI of resource %s.", ft.uriName(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the URI of resource %s.", ft.uriName(), ft.name)))
 	case kindTemplate:
-		f.Commentf("// %s is the URI template of resource template %s.", ft.nameConst(), ft.name)
+		f.Comment(commentSafe(fmt.Sprintf("// %s is the URI template of resource template %s.", ft.nameConst(), ft.name)))
 	}
 	f.Const().Id(ft.nameConst()).Op("=").Lit(ft.key)
 	if ft.embedded != nil {
@@ -104,7 +109,7 @@ func emitFeature(pc *packageCode, ft *featureIR, handler jen.Code) *jen.File {
 		emitFeatureCall(f, ft)
 	}
 	typ := [...]string{"Prompt", "Resource", "ResourceTemplate"}[ft.typ]
-	f.Commentf("// %s wires %s %s to h.", ft.funcName(), ft.typ, ft.key)
+	f.Comment(commentSafe(fmt.Sprintf("// %s wires %s %s to h.", ft.funcName(), ft.typ, ft.key)))
 	f.Func().Id(ft.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, typ).Block(
 		jen.Return(jen.Qual(runtimePkg, typ).ValuesFunc(func(vg *jen.Group) {
 			vg.Line().Id([...]string{"Name", "URI", "URITemplate"}[ft.typ]).Op(":").Id(ft.nameConst())

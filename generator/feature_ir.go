@@ -22,7 +22,10 @@ type featureIR struct {
 	mimeType string // of a resource, as declared
 	// page marks an MCP Apps page; ui is its _meta.ui, compact.
 	page bool
-	ui   []byte
+	// implied names the tool (`tool "get_me"`) whose page this is, when
+	// no input declares it.
+	implied string
+	ui      []byte
 	// order is where it was declared, which is where its list shows it.
 	order inputOrder
 }

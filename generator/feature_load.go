@@ -38,6 +38,9 @@ type featureDef struct {
 	description string
 	key         string // prompt name, resource URI or URI template: unique per kind
 	keyAt       *jsontree.Node
+	nameAt      *jsontree.Node // where the name is written, for what its Go names collide with
+	implied     string         // the tool whose page no input declares (handlerPage)
+	mimeType    string         // of a resource, as declared
 	goName      string
 	goNameAt    *jsontree.Node
 	elicitRefs  []*jsontree.Node
@@ -85,7 +88,10 @@ func loadFeature(kind featureType, at place, rep *reporter, hook metaHook) *feat
 	ok := true
 	name, has := str(at, "name", true, "every "+kind.String()+" needs a name", rep)
 	ok = has
-	f.name = name
+	f.name, f.nameAt = name, at.node.Get("name")
+	if mt := at.node.Get("mimeType"); mt != nil && mt.Kind == jsontree.String {
+		f.mimeType = mt.Str
+	}
 	if kind == kindPrompt && has && !nameRE.MatchString(name) {
 		rep.errorf(place{at.src, at.node.Get("name")}, nameRule,
 			"prompt name %q is outside the allowed characters", name)

@@ -40,8 +40,8 @@ func FuzzParse(f *testing.F) {
 		}
 		var walk func(n *jsontree.Node)
 		walk = func(n *jsontree.Node) {
-			if d.At(n.Ptr) != n {
-				t.Fatalf("At(%q) does not find the node", n.Ptr)
+			if d.At(n.Ptr()) != n {
+				t.Fatalf("At(%q) does not find the node", n.Ptr())
 			}
 			for _, m := range n.Members {
 				walk(m.Value)

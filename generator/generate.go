@@ -51,6 +51,7 @@ func Generate(cfg Config) (*Result, error) {
 	if len(cfg.Inputs) == 0 && len(cfg.Skills) == 0 {
 		return nil, fmt.Errorf("%w: no input files", ErrUsage)
 	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	rep := &reporter{}
 	kinds := inputKinds()
 	lc := newLoadContext(&cfg, rep)

@@ -94,7 +94,7 @@ func generateCase(t *testing.T, c goldenCase, inputs []InputFile, skills []Skill
 			return data, nil
 		}
 		return nil, os.ErrNotExist
-	}})
+	}, Lstat: func(name string) (fs.FileInfo, error) { return os.Lstat(filepath.Join(c.dir, name)) }})
 	if res == nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -335,5 +335,61 @@ func checkSkillCopy(t *testing.T, dir string) {
 	}
 	if !sameFiles(in, want) {
 		t.Errorf("want/skills is not a copy of input/skills (run with -update)")
+	}
+}
+
+// TestGoldenHasNoHiddenCharacters scans every generated file of every
+// golden for the characters that editors and review tools lay out as
+// something else (hiddenRune: bidirectional controls, line separators,
+// other controls and format characters): none may stand raw in Go source.
+// The trojan-source golden feeds them through every place inputs reach
+// the code (descriptions, titles, names, URIs, enum values, messages).
+func TestGoldenHasNoHiddenCharacters(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(goldenRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || !strings.Contains(filepath.ToSlash(p), "/want/") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		line := 1
+		for _, r := range string(data) {
+			if r == '\n' {
+				line++
+			}
+			if hiddenRune(r) {
+				t.Errorf("%s:%d: %U stands raw", p, line, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("scanned only %d generated files", files)
+	}
+	inputs, _ := os.ReadFile(filepath.Join(goldenRoot, "trojan-source", "input", "tools.json"))
+	for _, r := range []rune{0x202e, 0x2066, 0x2069, 0x200f, 0x061c, 0x2028, 0x2029, 0x0085} {
+		if !strings.ContainsRune(string(inputs), r) {
+			t.Errorf("the trojan-source golden's input lacks %U", r)
+		}
+	}
+}
+
+func TestCommentSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, with tabs\tand spaces":                        `plain text, with tabs\u0009and spaces`,
+		"RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c":   `RLO \u202e LRI \u2066 PDI \u2069 RLM \u200f ALM \u061c`,
+		"LS \u2028 PS \u2029 NEL \u0085 NL \n CR \r":               `LS \u2028 PS \u2029 NEL \u0085 NL \u000a CR \u000d`,
+		"zero width \u200b BOM \ufeff NUL \x00 private \U000F0000": `zero width \u200b BOM \ufeff NUL \u0000 private \U000f0000`,
+		"no-break\u00a0space, é, 日本, 🙂":                            "no-break\u00a0space, é, 日本, 🙂",
+	} {
+		if got := commentSafe(in); got != want {
+			t.Errorf("commentSafe(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,10 +24,19 @@ type Config struct {
 	// ReadFile reads the files resources name, by the path relative to
 	// their input's Path; nil is os.ReadFile.
 	ReadFile func(name string) ([]byte, error)
+	// Lstat describes, without following a symbolic link, each file a
+	// resource names and each folder on its path below Dir, named as Dir
+	// joined with the path below it; nil is os.Lstat. go:embed embeds only
+	// regular files, and a link may lead out of the package, so a link is
+	// refused.
+	Lstat func(name string) (fs.FileInfo, error)
 	// ImportPath is the import path of the generated package. When set (and
 	// the package is not main), the result also holds the typed test client,
 	// in the sibling package Package+"test" (TestClientFile).
 	ImportPath string
+	// Limits bound what the inputs may hold; the zero value takes the
+	// defaults.
+	Limits Limits
 }
 
 // InputFile is one JSON input: its path (used in diagnostics) and contents.

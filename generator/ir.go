@@ -88,6 +88,10 @@ type field struct {
 	def    *defaultLit // applied when the property is absent
 }
 
+// required reports whether the property must be present: a required
+// property is neither left out when empty nor defaulted.
+func (f *field) required() bool { return !f.omitempty && !f.omitzero && f.def == nil }
+
 // defaultLit is a default value as a Go literal of the field's type.
 type defaultLit struct {
 	raw   string // compact JSON decoded into the field (arrays, objects, times)

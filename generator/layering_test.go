@@ -31,7 +31,7 @@ var stages = map[string][]string{
 	"build": {"input_kind.go", "build_context.go", "types.go", "types_choice.go", "types_enum.go", "types_struct.go", "types_union.go",
 		"elicit_build.go", "tool_build.go", "feature_build.go", "page_build.go", "skill_build.go"},
 	// Reading and checking the inputs into the load model.
-	"load": {"load_context.go", "schema_check.go", "meta_strip.go", "scopes.go", "output_schema.go",
+	"load": {"load_context.go", "schema_check.go", "schema_satisfiable.go", "meta_strip.go", "scopes.go", "output_schema.go",
 		"elicit_load.go", "elicit_subset.go", "tool_load.go", "tool_ui_load.go", "feature_load.go", "resource_file.go", "page_load.go",
 		"skill_input.go", "skill_load.go", "skill_frontmatter.go", "skill_mime.go", "skill_options.go"},
 	// The IR: self-contained, what emit reads.
@@ -43,7 +43,7 @@ var stages = map[string][]string{
 	"seam": {"part.go"},
 	// Words every stage uses: diagnostics, the public input types, Go
 	// names, doc lines, JSON values, the _meta keys, MCP Apps' names.
-	"shared": {"diag.go", "inputs.go", "names.go", "doc_comments.go", "json_values.go", "meta_keys.go", "mcp_apps.go", "feature_type.go"},
+	"shared": {"diag.go", "inputs.go", "limits.go", "names.go", "doc_comments.go", "json_values.go", "meta_keys.go", "mcp_apps.go", "feature_type.go"},
 }
 
 // uses are the stages a stage's files may name, besides its own.

@@ -18,19 +18,27 @@ type loadContext struct {
 	// unused are what the namespace's owner reports of a key no input
 	// refers to.
 	unused map[string]func(key string)
+	// suppliers declare, for the namespace's owner, a key that inputs
+	// refer to and none declares.
+	suppliers map[string]func(key string, first reference, known []string)
 }
 
 // A reference is an input naming another by key: a tool naming the
 // elicitations it may ask or the page that shows its results.
 type reference struct {
 	namespace, key string
+	// from is where the reference is written, by what makes it (a tool's
+	// name).
+	from place
+	by   string
 	// missing reports the reference when no input declares key; known are
 	// the keys that are declared, sorted, for the hint.
 	missing func(known []string)
 }
 
 func newLoadContext(cfg *Config, rep *reporter) *loadContext {
-	return &loadContext{rep: rep, cfg: cfg, declared: map[string]map[string]bool{}, unused: map[string]func(string){}}
+	return &loadContext{rep: rep, cfg: cfg, declared: map[string]map[string]bool{}, unused: map[string]func(string){},
+		suppliers: map[string]func(string, reference, []string){}}
 }
 
 // declare records that an input declares key in namespace.
@@ -42,8 +50,18 @@ func (lc *loadContext) declare(namespace, key string) {
 }
 
 // refer records a reference; see reference.
-func (lc *loadContext) refer(namespace, key string, missing func(known []string)) {
-	lc.refs = append(lc.refs, reference{namespace, key, missing})
+func (lc *loadContext) refer(namespace, key string, from place, by string, missing func(known []string)) {
+	lc.refs = append(lc.refs, reference{namespace: namespace, key: key, from: from, by: by, missing: missing})
+}
+
+// supplyMissing makes resolve hand each key of namespace that inputs refer
+// to and none declares to supply, with its first reference in input order
+// and the keys inputs declare (for a hint), instead of reporting the
+// references: the namespace's owner declares it
+// itself (an MCP Apps page that a tools/list dump names but cannot
+// declare is served by a Handler method).
+func (lc *loadContext) supplyMissing(namespace string, supply func(key string, first reference, known []string)) {
+	lc.suppliers[namespace] = supply
 }
 
 // whenUnused makes resolve call report for each key of namespace that is
@@ -56,13 +74,43 @@ func (lc *loadContext) whenUnused(namespace string, report func(key string)) {
 // no input refers to. It runs once every kind finished loading.
 func (lc *loadContext) resolve() {
 	used := map[string]map[string]bool{}
+	supplied := map[string]map[string]reference{}
 	for _, r := range lc.refs {
 		if used[r.namespace] == nil {
 			used[r.namespace] = map[string]bool{}
 		}
 		used[r.namespace][r.key] = true
-		if !lc.declared[r.namespace][r.key] {
+		switch {
+		case lc.declared[r.namespace][r.key]:
+		case lc.suppliers[r.namespace] != nil:
+			if supplied[r.namespace] == nil {
+				supplied[r.namespace] = map[string]reference{}
+			}
+			if first, ok := supplied[r.namespace][r.key]; !ok || before(r.from, first.from) {
+				supplied[r.namespace][r.key] = r
+			}
+		default:
 			r.missing(lc.known(r.namespace))
+		}
+	}
+	namespaces := make([]string, 0, len(supplied))
+	for ns := range supplied {
+		namespaces = append(namespaces, ns)
+	}
+	sort.Strings(namespaces)
+	for _, ns := range namespaces {
+		refs := supplied[ns]
+		keys := make([]string, 0, len(refs))
+		for k := range refs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		known := lc.known(ns)
+		for _, k := range keys {
+			lc.suppliers[ns](k, refs[k], known)
+		}
+		for _, k := range keys {
+			lc.declare(ns, k)
 		}
 	}
 	for ns, report := range lc.unused {

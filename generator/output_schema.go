@@ -17,7 +17,7 @@ import (
 // checked as inputSchema is.
 func checkOutputSchema(at place, rep *reporter) bool {
 	if at.node.Kind == jsontree.Object && !objectRoot(at.node) {
-		return compileSchema(at, rep)
+		return compileSchema(at, rep) && checkSatisfiable(at, true, rep)
 	}
 	return checkToolSchema(at, "outputSchema", rep)
 }

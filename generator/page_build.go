@@ -2,6 +2,9 @@ package generator
 
 import (
 	"fmt"
+	"path"
+	"sort"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
@@ -44,8 +47,13 @@ func (k *pageKind) load(at place, _ string, lc *loadContext) {
 }
 
 // finish keeps the first page of each URI, checks the MIME types pages
-// declare and reads their files, which must be HTML5 documents.
+// declare and reads their files, which must be HTML5 documents. A page
+// that tools name and no input declares (a tools/list dump cannot) is
+// served by a Handler method (handlerPage).
 func (k *pageKind) finish(lc *loadContext) {
+	lc.supplyMissing(pageNamespace, func(uri string, first reference, known []string) {
+		k.pages = append(k.pages, handlerPage(uri, first, known, lc.rep))
+	})
 	k.pages = uniqueFeatures(k.pages, lc)
 	for _, f := range k.pages {
 		switch mt := f.at.node.Get("mimeType"); {
@@ -64,8 +72,33 @@ func (k *pageKind) finish(lc *loadContext) {
 	}
 }
 
+// handlerPage declares the page at uri that a tool names and no input
+// declares, named after the first tool naming it (get_me_ui, as servers
+// name their pages), with one warning saying so and how to serve a file
+// instead (or, when inputs declare pages, which ones: the URI may be a
+// typo). Its Handler method returns the HTML.
+func handlerPage(uri string, first reference, known []string, rep *reporter) *featureDef {
+	name := first.by + "_ui"
+	def := fmt.Sprintf(`{"uri": %s, "name": %s, "mimeType": %s}`, jsonString(uri), jsonString(name), jsonString(appMIMEType))
+	file := path.Base(strings.TrimPrefix(uri, appScheme))
+	if path.Ext(file) == "" {
+		file += ".html"
+	}
+	hint := fmt.Sprintf(`to serve a file instead, declare the page in an input: {"uri": %s, "name": %s, "mimeType": %s, "_meta": {%q: %s}}`,
+		jsonString(uri), jsonString(name), jsonString(appMIMEType), metaFile, jsonString(file))
+	if len(known) > 0 {
+		hint += "; or name one of the pages the inputs declare: " + strings.Join(known, ", ")
+	}
+	rep.warnf(first.from, hint,
+		"tool %q shows its results in %s, which no input declares: the Handler method Read%s returns its HTML", first.by, uri, goName(name))
+	return &featureDef{kind: kindResource, at: first.from, name: name, key: uri, keyAt: first.from.node,
+		mimeType: appMIMEType, definition: []byte(def), implied: fmt.Sprintf("tool %q", first.by)}
+}
+
 func (k *pageKind) build(bc *buildContext) part {
 	p := &pagePart{}
+	// Pages no input declares join the others where their tools name them.
+	sort.SliceStable(k.pages, func(i, j int) bool { return before(k.pages[i].at, k.pages[j].at) })
 	for _, d := range k.pages {
 		if ir := buildFeature(bc, d); ir != nil {
 			ir.page = true

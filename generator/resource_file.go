@@ -81,6 +81,10 @@ func readResourceFile(f *featureDef, cfg *Config, rep *reporter) []byte {
 			return nil
 		}
 	}
+	if why := notRegular(cfg, embed); why != "" {
+		rep.errorf(at, "copy the file into the package's folder instead of linking it", "%s %q names %s, %s", f.kind, f.key, rf.path, why)
+		return nil
+	}
 	data, err := readFile(filepath.FromSlash(rf.path))
 	if err != nil {
 		what := err.Error()
@@ -93,6 +97,36 @@ func readResourceFile(f *featureDef, cfg *Config, rep *reporter) []byte {
 	sum := sha256.Sum256(data)
 	rf.embed, rf.text, rf.sum = embed, utf8.Valid(data), hex.EncodeToString(sum[:])
 	return data
+}
+
+// notRegular says why the file at embed (relative to the package's folder)
+// is not one go:embed takes, as Lstat sees it and each folder above it up
+// to the package's folder: a symbolic link (which may lead anywhere, and
+// which go:embed refuses) or something other than a regular file; "" when
+// it is one. A file that does not exist is left to the read.
+func notRegular(cfg *Config, embed string) string {
+	lstat := cfg.Lstat
+	if lstat == nil {
+		lstat = os.Lstat
+	}
+	elems := strings.Split(embed, "/")
+	for i := range elems {
+		rel := strings.Join(elems[:i+1], "/")
+		fi, err := lstat(filepath.Join(cfg.Dir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return ""
+		case err != nil:
+			return err.Error()
+		case fi.Mode()&fs.ModeSymlink != 0 && i < len(elems)-1:
+			return fmt.Sprintf("and its folder %s is a symbolic link: go:embed embeds only regular files, which a link may lead out of the package", rel)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "which is a symbolic link: go:embed embeds only regular files, and a link may lead out of the package"
+		case i == len(elems)-1 && !fi.Mode().IsRegular():
+			return "which is not a regular file"
+		}
+	}
+	return ""
 }
 
 // embedPath is file relative to dir, or an error when go:embed cannot reach

@@ -16,6 +16,11 @@ import (
 // $schema names another draft, annotations kept, remote references never
 // fetched) and reports every problem at its place in the file.
 func compileSchema(at place, rep *reporter) bool {
+	if max := at.src.limits.MaxSchemaNodes; max > 0 && countNodes(at.node, max+1) > max {
+		rep.errorf(at, "split the tool, or share repeated parts through $defs and $ref",
+			"the schema holds more than %d objects and arrays; a schema may hold at most %d", max, max)
+		return false
+	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.ExtractAnnotations = true
@@ -43,6 +48,27 @@ func compileSchema(at place, rep *reporter) bool {
 	}
 	rep.errorf(at, hint, "not a valid schema: %s", msg)
 	return false
+}
+
+// countNodes counts the objects and arrays of n, itself included, up to
+// stop.
+func countNodes(n *jsontree.Node, stop int) int {
+	count := 0
+	var walk func(n *jsontree.Node)
+	walk = func(n *jsontree.Node) {
+		if count >= stop || n.Kind != jsontree.Object && n.Kind != jsontree.Array {
+			return
+		}
+		count++
+		for _, m := range n.Members {
+			walk(m.Value)
+		}
+		for _, e := range n.Elems {
+			walk(e)
+		}
+	}
+	walk(n)
+	return count
 }
 
 // leaves collects the deepest causes of a meta-schema validation failure.
@@ -80,7 +106,7 @@ func reportLeaves(at place, all []*jsonschema.ValidationError, rep *reporter) {
 		if len(specific) > 0 && len(specific) < len(msgs) {
 			msgs = specific
 		}
-		n := at.src.doc.At(at.node.Ptr + loc)
+		n := at.src.doc.At(at.node.Ptr() + loc)
 		if n == nil {
 			n = at.node
 		}

@@ -37,7 +37,7 @@ func (k *skillKind) load(at place, _ string, lc *loadContext) {
 
 // finish checks the skill folders and applies the options files to them.
 func (k *skillKind) finish(lc *loadContext) {
-	k.skills = loadSkills(lc.cfg.Skills, k.options, lc.rep)
+	k.skills = loadSkills(lc.cfg.Skills, k.options, lc.cfg.Limits, lc.rep)
 }
 
 func (k *skillKind) claimsFolder(dir string) bool { return isSkillFolder(dir) }

@@ -55,7 +55,7 @@ func emitSkill(pc *packageCode, s *skillIR) *jen.File {
 	f := pc.newFile()
 	static := len(s.dynamic()) < len(s.files)
 	if static {
-		f.Comment(fmt.Sprintf("// %s holds the files of skill %s, embedded from %s.", s.filesName(), s.name, s.embed))
+		f.Comment(commentSafe(fmt.Sprintf("// %s holds the files of skill %s, embedded from %s.", s.filesName(), s.name, s.embed)))
 		f.Comment("//")
 		for _, file := range s.files {
 			if file.method == "" {

@@ -47,12 +47,17 @@ type fmProblem struct {
 // null, a boolean, an integer or a float only when the core schema says so
 // (yes, 2024-01-01 and 1_000 are strings), so that the JSON here equals what
 // a host parses out of the file.
-func parseFrontmatter(data []byte) (*frontmatter, []fmProblem) {
+func parseFrontmatter(data []byte, limits Limits) (*frontmatter, []fmProblem) {
 	text := bytes.TrimPrefix(data, []byte("\uFEFF"))
 	m := frontmatterRE.FindSubmatch(text)
 	if m == nil {
 		return nil, []fmProblem{{line: 1, col: 1, msg: "SKILL.md does not begin with YAML frontmatter",
 			hint: "start the file with a line ---, then name: and description:, then a line ---"}}
+	}
+	if len(m[1]) > limits.MaxFrontmatterBytes {
+		return nil, []fmProblem{{line: 2, col: 1, msg: fmt.Sprintf("the frontmatter holds %d bytes; it may hold at most %s",
+			len(m[1]), byteSize(limits.MaxFrontmatterBytes)),
+			hint: "move long text into the instructions below the frontmatter"}}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(m[1], &doc); err != nil {
@@ -75,7 +80,7 @@ func parseFrontmatter(data []byte) (*frontmatter, []fmProblem) {
 			hint: "write name: and description: as keys"}}
 	}
 	fm.root = doc.Content[0]
-	c := &fmConverter{fm: fm}
+	c := &fmConverter{fm: fm, limits: limits}
 	var buf bytes.Buffer
 	c.value(&buf, fm.root, "", 0)
 	if len(c.problems) == 0 {
@@ -84,10 +89,17 @@ func parseFrontmatter(data []byte) (*frontmatter, []fmProblem) {
 	return fm, c.problems
 }
 
-// fmConverter renders YAML nodes as JSON, collecting problems.
+// fmConverter renders YAML nodes as JSON, collecting problems. It writes
+// every alias out where it stands, as a host's YAML parser does, within
+// Limits.MaxFrontmatterAliases and MaxFrontmatterBytes: it stops at the
+// first alias or byte past them, so that its work is bounded by the
+// limits, not by what the aliases would expand to.
 type fmConverter struct {
 	fm       *frontmatter
+	limits   Limits
 	problems []fmProblem
+	aliases  int  // aliases written out so far
+	stopped  bool // a limit was passed: the rest is not read
 }
 
 func (c *fmConverter) problem(n *yaml.Node, pointer, hint, format string, args ...any) {
@@ -100,12 +112,27 @@ func (c *fmConverter) problem(n *yaml.Node, pointer, hint, format string, args .
 const maxYAMLDepth = 64
 
 func (c *fmConverter) value(buf *bytes.Buffer, n *yaml.Node, pointer string, depth int) {
-	if depth > maxYAMLDepth {
+	switch {
+	case c.stopped:
+		return
+	case depth > maxYAMLDepth:
 		c.problem(n, pointer, "", "frontmatter nests deeper than %d levels (or an alias refers to itself)", maxYAMLDepth)
+		c.stopped = true
+		return
+	case buf.Len() > c.limits.MaxFrontmatterBytes:
+		c.problem(n, pointer, "write the values out",
+			"the frontmatter as JSON (its aliases written out) passes %s here, the most it may hold", byteSize(c.limits.MaxFrontmatterBytes))
+		c.stopped = true
 		return
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
+		if c.aliases++; c.aliases > c.limits.MaxFrontmatterAliases {
+			c.problem(n, pointer, "write the values out",
+				"the frontmatter writes out more than %d aliases (each counted every time it is reached)", c.limits.MaxFrontmatterAliases)
+			c.stopped = true
+			return
+		}
 		c.value(buf, n.Alias, pointer, depth+1)
 	case yaml.MappingNode:
 		buf.WriteByte('{')

@@ -52,7 +52,7 @@ const reservedMetadataPrefix = "io.modelcontextprotocol/"
 
 // loadSkills checks the skill folders and the skill options files,
 // reporting every problem, and returns the good skills sorted by name.
-func loadSkills(folders []SkillFolder, opts []*skillOptionsDef, rep *reporter) []*skillDef {
+func loadSkills(folders []SkillFolder, opts []*skillOptionsDef, limits Limits, rep *reporter) []*skillDef {
 	sorted := make([]*SkillFolder, len(folders))
 	for i := range folders {
 		sorted[i] = &folders[i]
@@ -61,7 +61,7 @@ func loadSkills(folders []SkillFolder, opts []*skillOptionsDef, rep *reporter) [
 	byName := map[string]*skillDef{}
 	var skills []*skillDef
 	for _, f := range sorted {
-		s := loadSkill(f, rep)
+		s := loadSkill(f, limits, rep)
 		if s == nil {
 			continue
 		}
@@ -78,7 +78,7 @@ func loadSkills(folders []SkillFolder, opts []*skillOptionsDef, rep *reporter) [
 	return skills
 }
 
-func loadSkill(f *SkillFolder, rep *reporter) *skillDef {
+func loadSkill(f *SkillFolder, limits Limits, rep *reporter) *skillDef {
 	name := path.Base(f.Path)
 	s := &skillDef{folder: f, name: name, skillMD: f.Path + "/" + skillFileName}
 	var md *SkillFile
@@ -137,7 +137,7 @@ func loadSkill(f *SkillFolder, rep *reporter) *skillDef {
 	if !ok || md.Data == nil && md.Size > 0 {
 		return nil
 	}
-	fm, problems := parseFrontmatter(md.Data)
+	fm, problems := parseFrontmatter(md.Data, limits)
 	for _, p := range problems {
 		rep.diags = append(rep.diags, Diagnostic{File: s.skillMD, Line: p.line, Col: p.col, Pointer: p.pointer,
 			Message: p.msg, Hint: p.hint, Warning: p.warning})

@@ -101,7 +101,7 @@ func (k *toolKind) build(bc *buildContext) part {
 			continue
 		}
 		bc.claimMethod(ir.goName, place{t.at.src, t.at.node.Get("name")}.String())
-		b := bc.typeBuilder(t.at.src, t.at.node.Ptr, fmt.Sprintf("tool %q", t.name), ir.goName, &ir.decls)
+		b := bc.typeBuilder(t.at.src, t.at.node.Ptr(), fmt.Sprintf("tool %q", t.name), ir.goName, &ir.decls)
 		b.root = t.input
 		b.roots[t.input] = fmt.Sprintf("the arguments of tool %s", t.name)
 		ir.input = b.rootType(t.input, b.typeName(t.input, ir.goName+"Input"))
@@ -110,10 +110,12 @@ func (k *toolKind) build(bc *buildContext) part {
 			b.root = t.output
 			b.memo = map[*jsontree.Node]*typeRef{}
 			b.roots[t.output] = fmt.Sprintf("the structured output of tool %s", t.name)
+			b.output = true
 			ir.output = b.outputType(t.output, b.typeName(t.output, ir.goName+"Output"))
 			ir.objectOutput, ir.wireObject = objectRoot(t.output), wireObjectRoot(t.output)
 			b.warnExtra()
 		}
+		b.breakCycles(ir.decls, t.input)
 		var refs []string
 		for _, r := range t.elicitRefs {
 			refs = append(refs, r.Str)
@@ -134,7 +136,7 @@ func referPage(lc *loadContext, t *toolDef) {
 	if t.ui == nil || t.ui.resourceURI == "" {
 		return
 	}
-	lc.refer(pageNamespace, t.ui.resourceURI, func(known []string) {
+	lc.refer(pageNamespace, t.ui.resourceURI, place{t.at.src, t.ui.uriAt}, t.name, func(known []string) {
 		hint := `declare a resource with this "uri" and "mimeType": "` + appMIMEType + `"`
 		if len(known) > 0 {
 			hint += ", or use one of: " + strings.Join(known, ", ")

@@ -123,7 +123,7 @@ func emitTool(pc *packageCode, t *toolIR) *jen.File {
 	if t.output != nil {
 		adapter = "NewStructuredTool"
 	}
-	f.Commentf("// %s wires tool %s to h.", t.funcName(), name)
+	f.Comment(commentSafe(fmt.Sprintf("// %s wires tool %s to h.", t.funcName(), name)))
 	f.Func().Id(t.funcName()).Params(jen.Id("h").Id("Handler")).Qual(runtimePkg, "Tool").Block(
 		jen.Return(jen.Qual(runtimePkg, adapter).Call(
 			jen.Qual(runtimePkg, "Tool").ValuesFunc(func(g *jen.Group) {

@@ -134,7 +134,7 @@ func checkToolSchema(at place, key string, rep *reporter) bool {
 		rep.errorf(place{at.src, typ}, `MCP requires "type": "object" at the root of tool schemas`, "the schema's root type must be \"object\"")
 		ok = false
 	}
-	return compileSchema(at, rep) && ok
+	return compileSchema(at, rep) && checkSatisfiable(at, key == "outputSchema", rep) && ok
 }
 
 // composes reports whether a schema is a $ref-free composition (allOf, oneOf,

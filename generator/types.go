@@ -2,10 +2,14 @@ package generator
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
@@ -60,6 +64,16 @@ type typeBuilder struct {
 	extra []*jsontree.Node
 	// whyNot says why the last choice was not possible, for the warning.
 	whyNot string
+	// output is set while an output schema is mapped: what cannot be
+	// represented there is a warning, where an input's is an error.
+	output bool
+	// fieldAt are the properties the fields come from, and declRoot the
+	// root schema of each struct, for breakCycles' messages.
+	fieldAt  map[*field]*jsontree.Node
+	declRoot map[*structDecl]*jsontree.Node
+	// anchors index the $anchor names of the root schema anchorsOf.
+	anchors   map[string]*jsontree.Node
+	anchorsOf *jsontree.Node
 }
 
 // warnExtra reports, once per root schema, the objects whose keys beyond the
@@ -84,7 +98,11 @@ func (b *typeBuilder) origin(n *jsontree.Node) string {
 	if s, ok := b.roots[n]; ok {
 		return s
 	}
-	return "the schema at " + strings.TrimPrefix(n.Ptr, b.base) + " of " + b.owner
+	ptr := n.ShortPtr(maxPointerBytes)
+	if !strings.Contains(ptr, "/...") {
+		ptr = strings.TrimPrefix(ptr, b.base)
+	}
+	return "the schema at " + ptr + " of " + b.owner
 }
 
 var (
@@ -102,7 +120,8 @@ func (b *typeBuilder) fallback(n *jsontree.Node, why string) (*typeRef, bool) {
 	return rawType, false
 }
 
-// typeName applies an x-go-name override.
+// typeName applies an x-go-name override, or bounds the name made from
+// the path (boundedName).
 func (b *typeBuilder) typeName(n *jsontree.Node, name string) string {
 	if o := n.Get(xGoName); o != nil {
 		if o.Kind == jsontree.String && isExportedIdent(o.Str) {
@@ -110,7 +129,39 @@ func (b *typeBuilder) typeName(n *jsontree.Node, name string) string {
 		}
 		b.ns.rep.errorf(b.at(o), "use an exported Go identifier", "%q must be an exported Go identifier", xGoName)
 	}
-	return name
+	return boundedName(b.prefix, name)
+}
+
+// maxTypeName bounds the Go names made from a schema's path. A nested
+// type's name is its parent's plus a word, so unbounded names would grow
+// with the depth, and the package with its square.
+const maxTypeName = 64
+
+// boundedName is name when it fits maxTypeName; else the tool's prefix,
+// the name's last words and a hash of the whole name, which keeps it
+// unique and the same from one generation to the next.
+func boundedName(prefix, name string) string {
+	if len(name) <= maxTypeName {
+		return name
+	}
+	if len(prefix) > maxTypeName/2 || !strings.HasPrefix(name, prefix) {
+		prefix = ""
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := name[len(name)-(maxTypeName/2-len(prefix)/2):]
+	for i, r := range tail { // start at a word: an upper-case letter
+		if unicode.IsUpper(r) {
+			tail = tail[i:]
+			break
+		}
+	}
+	for !utf8.ValidString(tail) {
+		tail = tail[1:]
+	}
+	if prefix == "" && (tail == "" || !unicode.IsUpper([]rune(tail)[0])) {
+		tail = "X" + tail
+	}
+	return prefix + tail + hex.EncodeToString(sum[:3])
 }
 
 // typeOf returns the Go type of schema n; nullable is true when the schema
@@ -225,6 +276,7 @@ func (b *typeBuilder) typeOf(n *jsontree.Node, name string) (*typeRef, bool) {
 
 // ofType is the Go type of schema n read as a value of JSON type typ.
 func (b *typeBuilder) ofType(n *jsontree.Node, typ, name string, nullable bool) (*typeRef, bool) {
+	name = boundedName(b.prefix, name)
 	switch typ {
 	case "string":
 		if f := n.Get("format"); f != nil && f.Str == "date-time" {
@@ -367,27 +419,27 @@ func (b *typeBuilder) resolve(ref string) *jsontree.Node {
 		return nil
 	}
 	if frag == "" || strings.HasPrefix(frag, "/") {
-		return b.src.doc.At(b.root.Ptr + frag)
+		return b.src.doc.At(b.root.Ptr() + frag)
 	}
-	var found *jsontree.Node
-	var walk func(n *jsontree.Node)
-	walk = func(n *jsontree.Node) {
-		if found != nil || n == nil {
-			return
+	if b.anchorsOf != b.root { // indexed once: a walk per reference would cost refs times the schema
+		b.anchors, b.anchorsOf = map[string]*jsontree.Node{}, b.root
+		var walk func(n *jsontree.Node)
+		walk = func(n *jsontree.Node) {
+			if a := n.Get("$anchor"); a != nil && a.Kind == jsontree.String {
+				if _, dup := b.anchors[a.Str]; !dup {
+					b.anchors[a.Str] = n
+				}
+			}
+			for _, m := range n.Members {
+				walk(m.Value)
+			}
+			for _, e := range n.Elems {
+				walk(e)
+			}
 		}
-		if a := n.Get("$anchor"); a != nil && a.Str == frag {
-			found = n
-			return
-		}
-		for _, m := range n.Members {
-			walk(m.Value)
-		}
-		for _, e := range n.Elems {
-			walk(e)
-		}
+		walk(b.root)
 	}
-	walk(b.root)
-	return found
+	return b.anchors[frag]
 }
 
 // ref returns the named type for a $ref target, declaring it once.
@@ -399,7 +451,7 @@ func (b *typeBuilder) ref(n, ref *jsontree.Node) (*typeRef, bool) {
 	if t, ok := b.memo[target]; ok {
 		return t, false
 	}
-	rel := strings.TrimPrefix(target.Ptr, b.root.Ptr)
+	rel := strings.TrimPrefix(target.Ptr(), b.root.Ptr())
 	toks := strings.Split(rel, "/")
 	base := b.prefix + joinWords(jsontree.Unescape(toks[len(toks)-1]))
 	if rel == "" {

@@ -172,6 +172,9 @@ func (b *typeBuilder) choice(n *jsontree.Node, branches []*jsontree.Node, name s
 			o.field = "Object"
 		default:
 			o.field = fieldName(o.key)
+			if methodNames[o.field] {
+				o.field += "Field"
+			}
 			if r := o.nodes[0].Get("$ref"); r != nil && r.Kind == jsontree.String {
 				toks := strings.Split(r.Str, "/")
 				if f := joinWords(jsontree.Unescape(toks[len(toks)-1])); isExportedIdent(f) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -104,8 +105,22 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 			}
 		}
 		if !validTagName(m.Key) {
-			b.ns.rep.warnf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag; the property is not represented", m.Key)
+			switch {
+			case !b.output:
+				b.ns.rep.errorf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag: the handler would never see the argument", m.Key)
+			case required[m.Key]:
+				b.ns.rep.warnf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag, and the property is required: no output of the handler can hold it, so every output fails the schema", m.Key)
+			default:
+				b.ns.rep.warnf(b.at(p), "rename the property", "property name %q cannot be written in a Go struct tag; the property is not represented", m.Key)
+			}
 			continue
+		}
+		if methodNames[fname] {
+			if p.Get(xGoFieldName) != nil {
+				b.ns.rep.errorf(b.at(p.Get(xGoFieldName)), "choose another name", "Go field name %q is the name of a method the type may have", fname)
+				continue
+			}
+			fname += "Field"
 		}
 		if first, dup := byGo[fname]; dup {
 			b.ns.rep.errorf(b.at(p), `set "x-go-field-name" on one of the properties`,
@@ -115,6 +130,10 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		byGo[fname] = p
 		t, nullable := b.typeOf(p, name+fname)
 		f := &field{goName: fname, jsonName: m.Key, typ: t, doc: docLines(p)}
+		if b.fieldAt == nil {
+			b.fieldAt, b.declRoot = map[*field]*jsontree.Node{}, map[*structDecl]*jsontree.Node{}
+		}
+		b.fieldAt[f], b.declRoot[d] = p, b.root
 		req := required[m.Key]
 		def := defaultFor(b.src.doc, p, t)
 		if dn := p.Get("default"); dn != nil && def == nil && !(dn.Kind == jsontree.Null && nullable) {
@@ -140,6 +159,146 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 	}
 	return ref
 }
+
+// breakCycles finds the structs of decls that hold each other by value,
+// which Go refuses ("invalid recursive type"), and makes those fields
+// pointers. An optional property (one with a default, or a nullable one)
+// on such a cycle becomes a pointer and loses its default; a cycle of
+// required, non-nullable properties only has no finite JSON value, so no
+// call could satisfy the schema: an error in an input schema (warnInputs
+// false), a warning in an output schema, where the fields become pointers
+// so that the package still builds.
+func (b *typeBuilder) breakCycles(decls []decl, inputRoot *jsontree.Node) {
+	edges := func(requiredOnly bool) map[*structDecl][]*field {
+		g := map[*structDecl][]*field{}
+		for _, dc := range decls {
+			d, ok := dc.(*structDecl)
+			if !ok {
+				continue
+			}
+			for _, f := range d.fields {
+				if target := byValueStruct(f); target != nil && (!requiredOnly || f.required()) {
+					g[d] = append(g[d], f)
+				}
+			}
+		}
+		return g
+	}
+	for _, requiredOnly := range []bool{false, true} {
+		g := edges(requiredOnly)
+		for _, comp := range structCycles(g) {
+			in := map[*structDecl]bool{}
+			for _, d := range comp {
+				in[d] = true
+			}
+			for _, d := range comp {
+				for _, f := range g[d] {
+					if !in[byValueStruct(f)] || requiredOnly != f.required() {
+						continue
+					}
+					if requiredOnly {
+						at := b.at(b.fieldAt[f])
+						const msg = "property %q is required and refers back to its own type (%s) through required properties only, so no finite JSON value satisfies the schema"
+						if b.declRoot[d] == inputRoot {
+							b.ns.rep.errorf(at, "make one of the properties on the cycle optional or nullable", msg, f.jsonName, d.name)
+						} else {
+							b.ns.rep.warnf(at, "make one of the properties on the cycle optional or nullable; the field is a pointer", msg, f.jsonName, d.name)
+						}
+					} else if f.def != nil {
+						b.ns.rep.warnf(b.at(b.fieldAt[f]), "the field is a pointer, nil when the property is absent",
+							"the default of property %q is not applied: the property refers back to its own type %s", f.jsonName, d.name)
+					}
+					pointerTo(f)
+				}
+			}
+		}
+	}
+}
+
+// byValueStruct is the struct a field holds by value (directly or in a
+// runtime.Optional), or nil.
+func byValueStruct(f *field) *structDecl {
+	t := f.typ
+	if t.kind == refOptional {
+		t = t.elem
+	} else if f.ptr {
+		return nil
+	}
+	if t.kind != refNamed {
+		return nil
+	}
+	d, _ := t.decl.(*structDecl)
+	return d
+}
+
+// pointerTo makes a field hold its struct through a pointer.
+func pointerTo(f *field) {
+	if f.typ.kind == refOptional {
+		f.typ = &typeRef{kind: refOptional, elem: &typeRef{kind: refPtr, elem: f.typ.elem}}
+		return
+	}
+	required := f.required()
+	f.ptr, f.def = true, nil
+	f.omitempty = !required
+}
+
+// structCycles are the strongly connected components of g that hold a
+// cycle (more than one struct, or one holding itself), in declaration
+// order (Tarjan's algorithm).
+func structCycles(g map[*structDecl][]*field) [][]*structDecl {
+	index, low := map[*structDecl]int{}, map[*structDecl]int{}
+	onStack := map[*structDecl]bool{}
+	var stack []*structDecl
+	var out [][]*structDecl
+	var visit func(d *structDecl)
+	visit = func(d *structDecl) {
+		index[d], low[d] = len(index), len(index)
+		stack = append(stack, d)
+		onStack[d] = true
+		self := false
+		for _, f := range g[d] {
+			w := byValueStruct(f)
+			self = self || w == d
+			if _, seen := index[w]; !seen {
+				visit(w)
+				low[d] = min(low[d], low[w])
+			} else if onStack[w] {
+				low[d] = min(low[d], index[w])
+			}
+		}
+		if low[d] != index[d] {
+			return
+		}
+		var comp []*structDecl
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp = append(comp, w)
+			if w == d {
+				break
+			}
+		}
+		if len(comp) > 1 || self {
+			out = append(out, comp)
+		}
+	}
+	var order []*structDecl
+	for d := range g {
+		order = append(order, d)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].name < order[j].name })
+	for _, d := range order {
+		if _, seen := index[d]; !seen {
+			visit(d)
+		}
+	}
+	return out
+}
+
+// methodNames are the methods generated types may have (defaults,
+// nil collections, unions): a field may not have one's name.
+var methodNames = keySet("MarshalJSON", "UnmarshalJSON", "Valid")
 
 // validTagName mirrors encoding/json's rule for names in struct tags.
 func validTagName(s string) bool {

@@ -146,6 +146,9 @@ candidate:
 	byField := map[string]bool{}
 	for i, a := range alts {
 		fname := fieldName(strings.Join(values[i], " or "))
+		if methodNames[fname] {
+			fname += "Field"
+		}
 		if byField[fname] {
 			b.ns.rep.errorf(b.at(a), `set "x-go-name" on the variant schemas`, "variant %q makes a Go field name %q used by another variant", strings.Join(values[i], ", "), fname)
 			continue

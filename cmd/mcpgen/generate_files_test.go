@@ -69,3 +69,28 @@ func TestGenerateRefusesFileOutsidePackage(t *testing.T) {
 		t.Fatalf("something was written: %v", err)
 	}
 }
+
+// TestGenerateRefusesLinkedPage: a page in schemas/ that is a symbolic link
+// to a file outside the package is a located error, and nothing is
+// written (its digest went into the code before, and the build failed).
+func TestGenerateRefusesLinkedPage(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "pkg")
+	schemas := filepath.Join(out, "schemas")
+	if err := os.MkdirAll(schemas, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeInputs(t, root, map[string]string{"secret.html": pageHTML})
+	writeInputs(t, schemas, map[string]string{"view.json": pageJSON})
+	if err := os.Symlink(filepath.Join(root, "secret.html"), filepath.Join(schemas, "view.html")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "generate", "-o", out, "-package", "notes", schemas)
+	if code == 0 || !strings.Contains(stderr, "view.json:5:32: /_meta/mcpgen.dev~1file: resource \"ui://notes/view.html\" names ") ||
+		!strings.Contains(stderr, "which is a symbolic link") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(out, "*.go")); len(entries) != 0 {
+		t.Fatalf("wrote %v", entries)
+	}
+}
