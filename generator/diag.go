@@ -135,3 +135,15 @@ func (r *reporter) errorf(p place, hint, format string, args ...any) {
 func (r *reporter) warnf(p place, hint, format string, args ...any) {
 	r.add(p, true, hint, format, args...)
 }
+
+// errorIn and warnIn report a problem in a file that is not JSON (a
+// SKILL.md, a file of a skill folder), at a line and column.
+func (r *reporter) errorIn(file string, line, col int, pointer, hint, format string, args ...any) {
+	r.diags = append(r.diags, Diagnostic{File: file, Line: line, Col: col, Pointer: pointer,
+		Message: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+func (r *reporter) warnIn(file string, line, col int, pointer, hint, format string, args ...any) {
+	r.diags = append(r.diags, Diagnostic{File: file, Line: line, Col: col, Pointer: pointer,
+		Message: fmt.Sprintf(format, args...), Hint: hint, Warning: true})
+}

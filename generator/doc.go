@@ -1,9 +1,92 @@
-// Package generator turns MCP tool definitions and elicitation schemas into
-// typed Go. [Generate] is a pure function: it loads and checks the inputs
-// (load.go, schema_check.go, elicit_subset.go), builds an intermediate
-// representation of the Go types (ir.go, types.go, names.go) and emits the
-// package with jennifer (emit_types.go, emit_files.go), returning the files as
-// a map of name to bytes. The CLI, --check and the golden tests all use it.
+// Package generator turns MCP definitions (tools, elicitation forms,
+// prompts, resources, resource templates, MCP Apps pages, skill folders)
+// into typed Go. [Generate] is a pure function from a [Config] to the
+// package's files as a map of name to bytes; the CLI, --check and the
+// golden tests all use it, and [ReadPaths] reads what mcpgen generate is
+// given into a Config.
+//
+// # The pipeline
+//
+// The flow is one way: load -> IR -> emit.
+//
+//   - Load: each JSON input file is parsed once and every item in it (the
+//     whole file, each element of an array, each item of a list result such
+//     as {"tools": [...]}) is offered to the input kinds; the kind with the
+//     strongest claim (input_kind.go) loads it into its load model, checking
+//     it and reporting every problem. Inputs that are not JSON (skill
+//     folders) reach their kind through the Config. Then each kind finishes
+//     (duplicates, folders, the references its items make to other kinds'
+//     keys, such as a tool naming an elicitation or a page), and the
+//     loadContext reports references nothing declares.
+//   - Build: each kind, in the order of the registry, names its good items
+//     (claiming Go identifiers, file names, Handler and test client methods
+//     in a buildContext, so that a collision between two kinds is one error
+//     naming both) and maps their schemas to Go types. What it returns is
+//     its part: IR that holds no load model.
+//   - Emit: each part adds its share of the package to a packageCode (its
+//     own files, Handler's methods, what Register adds and does, the test
+//     client's methods and forms, the phrases of Handler's doc), and the
+//     package emitter writes mcpgen_handler.go and the test client from
+//     it. Emit files read only the IR; no emit file builds IR.
+//
+// layering_test.go holds the files to that flow: it maps each file to its
+// stage and fails when a file names a declaration of a stage its own may
+// not use, or when the file graph (exact, from go/types) has a cycle
+// longer than 6 files or one holding a load and an emit file.
+//
+// # Files by stage
+//
+//   - pipeline: generate.go (Generate, Owned), kinds.go (the registry of
+//     input kinds), dispatch.go (items of a file to the kinds),
+//     read_paths.go (ReadPaths), doc.go.
+//   - build: input_kind.go (the inputKind interface), build_context.go,
+//     the schema-to-type mapper types.go, types_struct.go, types_enum.go,
+//     types_choice.go, types_union.go, and each kind's build step:
+//     elicit_build.go, tool_build.go, feature_build.go, page_build.go,
+//     skill_build.go.
+//   - load: load_context.go, schema_check.go, meta_strip.go, scopes.go,
+//     output_schema.go, and each kind's loader: elicit_load.go,
+//     elicit_subset.go, tool_load.go, tool_ui_load.go, feature_load.go,
+//     resource_file.go, page_load.go, skill_input.go, skill_load.go,
+//     skill_frontmatter.go, skill_mime.go, skill_options.go.
+//   - ir: ir.go (Go types), and each kind's IR: elicit_ir.go, tool_ir.go,
+//     feature_ir.go, page_ir.go, skill_ir.go.
+//   - emit: emit_file.go, emit_types.go, emit_handles.go (call handles),
+//     the package emitter emit_package.go, emit_handler.go,
+//     emit_testclient.go, and each kind's emitter: elicit_emit.go,
+//     elicit_url_emit.go, tool_emit.go, feature_emit.go,
+//     template_uri_emit.go, page_emit.go, skill_emit.go.
+//   - seam: part.go (the part interface and packageCode).
+//   - shared: diag.go, inputs.go, names.go, doc_comments.go,
+//     json_values.go, meta_keys.go, mcp_apps.go, feature_type.go.
+//
+// # Adding an input kind
+//
+// A kind is a unit of its own files, registered in one place; adding one
+// edits neither Generate, the package emitter nor Register. For event
+// types (JSON files with "inputSchema" and "payloadSchema"), say:
+//
+//  1. event_load.go: the load model (eventDef) and loadEvent, which checks
+//     one item and reports its problems located (place, reporter).
+//  2. event_ir.go: eventIR, holding everything emit needs (names, types,
+//     definition bytes), never a load model pointer; and eventPart.
+//  3. event_build.go: eventKind, implementing inputKind: claim (a
+//     shapeClaim for objects with "payloadSchema"; lists, if a list result
+//     holds them), load, finish (duplicates; references through the
+//     loadContext), build (claim names in the buildContext, map the
+//     schemas with bc.typeBuilder, return the eventPart), fileKinds
+//     ("event", so that Owned knows mcpgen_<name>_event.go) and shapes.
+//  4. event_emit.go: eventPart.emit, adding to the packageCode its files
+//     (typed subscription arguments, payloads, Emit<Name> functions), its
+//     Handler methods (with what UnimplementedHandler answers), what
+//     Register adds or does (a registerStep with a key, so that it runs
+//     once however many parts need it), the test client's methods and a
+//     phrase of Handler's doc.
+//  5. kinds.go: one line, in the order its part should appear in.
+//  6. layering_test.go's stages (and this map): the four files.
+//
+// A kind whose inputs are folders also implements folderKind, and
+// ReadPaths hands it the folders it claims.
 //
 // # Inputs
 //
@@ -102,12 +185,46 @@
 //
 // # Generated files
 //
-// mcpgen_handler.go (Handler, UnimplementedHandler, Register), one
-// mcpgen_<tool>_tool.go per tool (input and output types, the XxxCall handle
-// with one Elicit method per declared elicitation, the runtime wiring) and
-// one mcpgen_<elicitation>_elicitation.go per elicitation (the answer struct and
-// its declaration), and one mcpgen_<name>_prompt.go, _resource.go or
-// _template.go per prompt, resource or resource template (its arguments or
-// params struct, call handle and wiring). Each starts with [Header]; [Owned] tells which files of a
-// folder mcpgen may replace or remove.
+// One file per input, each starting with [Header] ([Owned] tells which
+// files of a folder mcpgen may replace or remove):
+//
+//   - mcpgen_<tool>_tool.go: the name constant (AddNoteToolName, what
+//     tools/call names and an interceptor sees as IncomingRequest.Name),
+//     the definition as tools/list advertises it (a raw string literal when
+//     nothing in it needs escaping), the input and output types, the
+//     AddNoteCall handle (runtime.ToolCall plus one Elicit method per
+//     declared elicitation) and the wiring, one call of
+//     runtime.NewStructuredTool or NewContentTool.
+//   - mcpgen_<elicitation>_elicitation.go: its name constant
+//     (ConfirmDeleteElicitationName), the answer struct of a form, and the
+//     runtime.Elicitation the handles ask with.
+//   - mcpgen_<name>_prompt.go, _resource.go or _template.go per prompt,
+//     resource, resource template or MCP Apps page: the name constant
+//     (SummarizeNotePromptName, the resource's NotesResourceURI, the
+//     template's NoteURITemplate), the arguments or params struct, the
+//     call handle and the wiring.
+//   - mcpgen_<skill>_skill.go per skill folder: its embedded files and the
+//     skills.Skill that Register passes to the skills extension.
+//   - mcpgen_handler.go: Handler (a method for each tool, prompt, resource,
+//     template, completion, listing, page and dynamic skill file),
+//     UnimplementedHandler, whose errors name the constants, and Register,
+//     which adds every tool, prompt, resource and template in input order
+//     and then runs the steps the parts ask for (serving skills, declaring
+//     MCP Apps).
+//   - <pkg>test/mcpgen_client.go, with Config.ImportPath: the typed test
+//     client, a method per tool (and <Tool>WithContent, which returns the
+//     content blocks beside a tool's typed output), prompt, resource,
+//     template and completion, typed answers to the forms, and Run, which
+//     runs a test in every protocol era.
+//
+// A tool with an outputSchema returns its typed output; it goes out as
+// structuredContent and, by default, as a JSON text block too. A handler
+// that adds blocks of its own through its handle (AddContent: text,
+// images, audio, resource links, embedded resources, with annotations)
+// chooses the content instead, and gets the JSON block among them only
+// when it asks with AddOutputJSON; the blocks it added before failing stay
+// in the isError result. A struct with required arrays or maps has a
+// MarshalJSON that sends a nil one as [] or {}, so that outputs, answers to
+// forms and the test client's arguments pass the schema; a nil root array
+// or map output goes out empty too (runtime.NewStructuredTool).
 package generator

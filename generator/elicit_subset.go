@@ -1,9 +1,6 @@
 package generator
 
 import (
-	"sort"
-	"strings"
-
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
@@ -23,23 +20,6 @@ var (
 	// keywords as annotations, so clients ignore them.
 	goOverrides = keySet(xGoName, xGoFieldName, xGoEnumNames)
 )
-
-func keySet(keys ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, k := range keys {
-		m[k] = true
-	}
-	return m
-}
-
-func listKeys(m map[string]bool) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
-}
 
 const nestedHint = "nested objects are not allowed in elicitation schemas; flatten the fields or use URL mode"
 

@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
-)
-
-const (
-	runtimePkg = "github.com/mcpgen/mcpgen/runtime"
-	jsonPkg    = "encoding/json"
 )
 
 // commentWidth is where comment text wraps: about 100 columns with the
@@ -175,8 +171,15 @@ func emitStruct(f *jen.File, d *structDecl) {
 	f.Add(docWith(fmt.Sprintf("%s is %s.", d.name, d.origin), d.doc))
 	f.Type().Id(d.name).StructFunc(func(g *jen.Group) {
 		for _, fl := range d.fields {
-			if len(fl.doc) > 0 {
-				g.Add(comment(fl.doc...))
+			doc := fl.doc
+			if fl.nonNil {
+				if len(doc) > 0 {
+					doc = append(append([]string(nil), doc...), "")
+				}
+				doc = append(doc, "The schema requires "+emptyPhrase(fl)+": nil goes out as "+emptyValue(fl)+".")
+			}
+			if len(doc) > 0 {
+				g.Add(comment(doc...))
 			}
 			typ := typeExpr(fl.typ)
 			if fl.ptr {
@@ -192,6 +195,7 @@ func emitStruct(f *jen.File, d *structDecl) {
 			g.Id(fl.goName).Add(typ).Tag(map[string]string{"json": tag})
 		}
 	})
+	emitNonNil(f, d)
 	if !d.hasDefaults() {
 		return
 	}
@@ -239,6 +243,59 @@ func emitStruct(f *jen.File, d *structDecl) {
 		jen.Return(jen.Nil()),
 	)
 	f.Func().Params(jen.Id("v").Op("*").Id(d.name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(body...)
+}
+
+// emitNonNil writes the MarshalJSON of a struct with required slices or
+// maps, which sends a nil one as [] or {}: encoding/json writes null, which
+// the schema refuses (in a tool's output, the runtime's output check, and
+// in an answer to a form or a tool's arguments, the server's validation).
+// It changes a copy of the value, never the caller's.
+func emitNonNil(f *jen.File, d *structDecl) {
+	fields := d.nonNilFields()
+	if len(fields) == 0 {
+		return
+	}
+	var names []string
+	for _, fl := range fields {
+		names = append(names, fl.goName)
+	}
+	f.Add(comment(fmt.Sprintf("MarshalJSON sends a nil %s as %s, which the schema requires.", orList(names), emptyList(fields))))
+	body := []jen.Code{jen.Type().Id("plain").Id(d.name)}
+	for _, fl := range fields {
+		body = append(body, jen.If(jen.Id("v").Dot(fl.goName).Op("==").Nil()).Block(
+			jen.Id("v").Dot(fl.goName).Op("=").Add(typeExpr(fl.typ)).Values(),
+		))
+	}
+	body = append(body, jen.Return(jen.Qual(jsonPkg, "Marshal").Call(jen.Id("plain").Call(jen.Id("v")))))
+	f.Func().Params(jen.Id("v").Id(d.name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(body...)
+}
+
+// emptyPhrase and emptyValue say what a nonNil field holds when empty.
+func emptyPhrase(fl *field) string {
+	if fl.typ.kind == refMap {
+		return "an object"
+	}
+	return "an array"
+}
+
+func emptyValue(fl *field) string {
+	if fl.typ.kind == refMap {
+		return "{}"
+	}
+	return "[]"
+}
+
+// emptyList is "[]", "{}" or "[] or {}" for fields.
+func emptyList(fields []*field) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, fl := range fields {
+		if v := emptyValue(fl); !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, " or ")
 }
 
 // lit writes a scalar literal that fits any numeric field type.
@@ -474,4 +531,28 @@ func emitChoice(f *jen.File, d *choiceDecl) {
 		}),
 		otherKind,
 	)
+}
+
+// jsonText writes JSON text (a definition, a schema) as a Go string
+// literal: a raw one, which reads as the JSON does, when the text allows it
+// (no backquote, no carriage return, which a raw literal drops, and nothing
+// but printable characters, newlines and tabs, so that no control or
+// bidirectional formatting character hides in it); else a quoted one.
+func jsonText(s string) jen.Code {
+	if rawSafe(s) {
+		return jen.Op("`" + s + "`")
+	}
+	return jen.Lit(s)
+}
+
+func rawSafe(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == '`' || r != '\n' && r != '\t' && !strconv.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

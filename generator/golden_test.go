@@ -262,7 +262,7 @@ func goldenSkills(t *testing.T, dir string) []SkillFolder {
 	input := filepath.Join(dir, "input")
 	var dirs []string
 	err := filepath.WalkDir(input, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() && IsSkillFolder(p) {
+		if err == nil && d.IsDir() && isSkillFolder(p) {
 			dirs = append(dirs, p)
 			return filepath.SkipDir
 		}

@@ -81,8 +81,11 @@ type field struct {
 	ptr              bool // *typ
 	omitempty        bool
 	omitzero         bool // runtime.Optional: left out when absent
-	doc              []string
-	def              *defaultLit // applied when the property is absent
+	// nonNil marks a required slice or map the schema does not let be null:
+	// nil goes out as [] or {} (the struct's MarshalJSON).
+	nonNil bool
+	doc    []string
+	def    *defaultLit // applied when the property is absent
 }
 
 // defaultLit is a default value as a Go literal of the field's type.
@@ -159,6 +162,17 @@ func (d *structDecl) declName() string { return d.name }
 func (d *enumDecl) declName() string   { return d.name }
 func (d *unionDecl) declName() string  { return d.name }
 
+// nonNilFields are the fields whose nil goes out as [] or {}.
+func (d *structDecl) nonNilFields() []*field {
+	var out []*field
+	for _, f := range d.fields {
+		if f.nonNil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // hasDefaults reports whether decoding must start from default values.
 func (d *structDecl) hasDefaults() bool {
 	for _, f := range d.fields {
@@ -167,4 +181,18 @@ func (d *structDecl) hasDefaults() bool {
 		}
 	}
 	return false
+}
+
+// inputOrder is where an input was declared: its file, then its place in
+// the file.
+type inputOrder struct {
+	path   string
+	offset int
+}
+
+func (o inputOrder) before(p inputOrder) bool {
+	if o.path != p.path {
+		return o.path < p.path
+	}
+	return o.offset < p.offset
 }

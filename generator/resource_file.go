@@ -53,56 +53,46 @@ func loadFileRef(at place, f *featureDef, rep *reporter) bool {
 	return true
 }
 
-// readResourceFiles reads every resource file, checks it and works out its
-// go:embed path from dir, the folder of the generated package.
-func readResourceFiles(m *model, dir string, readFile func(string) ([]byte, error), rep *reporter) {
+// readResourceFile reads a resource's file, when it names one, and works
+// out its go:embed path from the folder of the generated package. It
+// returns the file's contents, or nil when it has none or it was reported.
+func readResourceFile(f *featureDef, cfg *Config, rep *reporter) []byte {
+	rf := f.file
+	if rf == nil {
+		return nil
+	}
+	readFile := cfg.ReadFile
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	for _, f := range m.features {
-		rf := f.file
-		if rf == nil {
-			continue
-		}
-		at := place{f.at.src, rf.ref}
-		if len(f.elicitRefs) > 0 {
-			rep.errorf(at, "serve it from a Handler method instead, or drop the elicitations",
-				"a resource served from a file asks no questions, but this one lists elicitations")
-		}
-		embed, err := embedPath(dir, rf.path)
-		if err != nil {
-			rep.errorf(at, "keep the file inside the folder of the generated package, or generate into a folder above it", "%v", err)
-			continue
-		}
-		for _, el := range strings.Split(embed, "/") {
-			if !embedElemRE.MatchString(el) {
-				rep.errorf(at, "use letters, digits, _ - and . in file and folder names, not first", "go:embed cannot name %s as written", embed)
-				embed = ""
-				break
-			}
-		}
-		if embed == "" {
-			continue
-		}
-		data, err := readFile(filepath.FromSlash(rf.path))
-		if err != nil {
-			what := err.Error()
-			if errors.Is(err, fs.ErrNotExist) {
-				what = "it does not exist"
-			}
-			rep.errorf(at, "create it, or fix the name", "%s %q names %s, and %s", f.kind, f.key, rf.path, what)
-			continue
-		}
-		if isAppURI(f.key) {
-			if why := notHTMLPage(data); why != "" {
-				rep.errorf(at, "start the page with <!DOCTYPE html>; data reaches it through tool results, not the file",
-					"%s, the page of %s, %s", rf.path, f.key, why)
-				continue
-			}
-		}
-		sum := sha256.Sum256(data)
-		rf.embed, rf.text, rf.sum = embed, utf8.Valid(data), hex.EncodeToString(sum[:])
+	at := place{f.at.src, rf.ref}
+	if len(f.elicitRefs) > 0 {
+		rep.errorf(at, "serve it from a Handler method instead, or drop the elicitations",
+			"a resource served from a file asks no questions, but this one lists elicitations")
 	}
+	embed, err := embedPath(cfg.Dir, rf.path)
+	if err != nil {
+		rep.errorf(at, "keep the file inside the folder of the generated package, or generate into a folder above it", "%v", err)
+		return nil
+	}
+	for _, el := range strings.Split(embed, "/") {
+		if !embedElemRE.MatchString(el) {
+			rep.errorf(at, "use letters, digits, _ - and . in file and folder names, not first", "go:embed cannot name %s as written", embed)
+			return nil
+		}
+	}
+	data, err := readFile(filepath.FromSlash(rf.path))
+	if err != nil {
+		what := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			what = "it does not exist"
+		}
+		rep.errorf(at, "create it, or fix the name", "%s %q names %s, and %s", f.kind, f.key, rf.path, what)
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	rf.embed, rf.text, rf.sum = embed, utf8.Valid(data), hex.EncodeToString(sum[:])
+	return data
 }
 
 // embedPath is file relative to dir, or an error when go:embed cannot reach
@@ -124,19 +114,4 @@ func embedPath(dir, file string) (string, error) {
 		return "", fmt.Errorf("%s lies outside the package folder %s, where go:embed cannot reach", file, filepath.ToSlash(dir))
 	}
 	return filepath.ToSlash(rel), nil
-}
-
-// doctypeRE is the start of an HTML5 document: a doctype, after optional
-// white space and comments.
-var doctypeRE = regexp.MustCompile(`(?is)^\x{FEFF}?\s*(?:<!--.*?-->\s*)*<!doctype\s+html\s*>`)
-
-// notHTMLPage says why data is not an HTML5 document, or "".
-func notHTMLPage(data []byte) string {
-	switch {
-	case !utf8.Valid(data):
-		return "is not UTF-8 text"
-	case !doctypeRE.Match(data):
-		return "is not an HTML5 document (no <!DOCTYPE html> at the start)"
-	}
-	return ""
 }

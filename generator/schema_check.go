@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
 // compileSchema compiles the schema at at with jsonschema/v5 (2020-12 unless
@@ -99,4 +101,30 @@ func trimJSONSchemaErr(err error) string {
 	}
 	msg = strings.TrimPrefix(msg, "jsonschema: ")
 	return strings.ReplaceAll(msg, "mcpgen:///schema.json", "")
+}
+
+// constraintsOnly reports whether schemas only constrain (required, minimum,
+// ...) rather than describe other shapes, so that ignoring them in the Go type
+// is safe: the runtime validates input against the full schema. Nested
+// compositions of constraints ({"anyOf": [{"required": ["a"]}, ...]}) count.
+func constraintsOnly(alts []*jsontree.Node) bool {
+	for _, a := range alts {
+		if a.Kind == jsontree.Bool {
+			continue
+		}
+		if a.Kind != jsontree.Object {
+			return false
+		}
+		for _, k := range []string{"type", "properties", "$ref", "items", "const", "enum", "additionalProperties"} {
+			if a.Has(k) {
+				return false
+			}
+		}
+		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+			if n := a.Get(k); n != nil && (n.Kind != jsontree.Array || !constraintsOnly(n.Elems)) {
+				return false
+			}
+		}
+	}
+	return true
 }

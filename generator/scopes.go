@@ -4,13 +4,12 @@ import (
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
 
-// metaScopes lists the OAuth scopes a caller's token must grant to call the
+// Scopes: metaScopes lists the OAuth scopes a caller's token must grant to call the
 // tool (or get the prompt, read the resource): _meta["mcpgen.dev/scopes"]:
 // ["files:write"]. Like every mcpgen key it is stripped from the advertised
 // definition; generated code carries the scopes to the runtime as the Scopes
 // of runtime.Tool, Prompt, Resource or ResourceTemplate, which checks them
 // before the handler runs when the server has authorization switched on.
-const metaScopes = metaPrefix + "scopes"
 
 // loadScopes reads the scopes array (of a tool, prompt, resource or
 // template) into dst, reporting each bad entry. A scope is an RFC 6749

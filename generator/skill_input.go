@@ -9,41 +9,6 @@ import (
 	"strings"
 )
 
-// SkillFolder is one agent skill: a folder holding a SKILL.md (YAML
-// frontmatter, then instructions) and any supporting files, read from disk
-// by ReadSkills. The generated package embeds its files with go:embed.
-type SkillFolder struct {
-	// Path is the folder as given, slash-separated, for diagnostics.
-	Path string
-	// Embed is the folder relative to the generated package's folder,
-	// slash-separated, as go:embed patterns name it; "" when the folder lies
-	// outside the package's folder, where go:embed cannot reach.
-	Embed string
-	// Files are the skill's files, sorted by path, SKILL.md among them (when
-	// the folder has one). Names starting with a dot are not skill files and
-	// are left out, like the folders holding them.
-	Files []SkillFile
-}
-
-// SkillFile is one file of a skill folder.
-type SkillFile struct {
-	// Path is the file's path inside the skill folder, slash-separated.
-	Path string
-	// Data is the file's content. It is left unread (nil) past the limits a
-	// skill may have, which are reported instead.
-	Data []byte
-	// Size is the file's length in bytes.
-	Size int64
-	// Link is the target of a symbolic link, as the link holds it; such a
-	// file is reported, not served (go:embed does not embed links).
-	Link string
-	// Outside is set when Link resolves to a place outside the skill folder.
-	Outside bool
-	// Irregular is set for what is neither a regular file nor a link (a
-	// socket, a device), which is reported.
-	Irregular bool
-}
-
 // The limits of the skills extension (SEP-2640): a skill has at most
 // MaxSkillFiles files, SKILL.md included, of at most MaxSkillBytes in all.
 const (
@@ -54,50 +19,10 @@ const (
 // skillFileName is the file that makes a folder a skill.
 const skillFileName = "SKILL.md"
 
-// IsSkillFolder reports whether dir holds a SKILL.md.
-func IsSkillFolder(dir string) bool {
+// isSkillFolder reports whether dir holds a SKILL.md.
+func isSkillFolder(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, skillFileName))
 	return err == nil && st.Mode().IsRegular()
-}
-
-// SplitSkillInputs separates the skill inputs from the JSON inputs of
-// mcpgen generate: a folder holding a SKILL.md is a skill, and each folder
-// directly inside an input folder that holds one is a skill too. It returns
-// the skill folders and the inputs left for ReadInputs: files, and folders
-// that hold *.json files or no skill at all.
-func SplitSkillInputs(paths []string) (skills, rest []string, err error) {
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading input: %w", err)
-		}
-		if !st.IsDir() {
-			rest = append(rest, p)
-			continue
-		}
-		if IsSkillFolder(p) {
-			skills = append(skills, p)
-			continue
-		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading input folder: %w", err)
-		}
-		hasJSON, found := false, false
-		for _, e := range entries {
-			switch {
-			case e.IsDir() && IsSkillFolder(filepath.Join(p, e.Name())):
-				skills = append(skills, filepath.Join(p, e.Name()))
-				found = true
-			case !e.IsDir() && strings.HasSuffix(e.Name(), ".json"):
-				hasJSON = true
-			}
-		}
-		if hasJSON || !found {
-			rest = append(rest, p)
-		}
-	}
-	return skills, rest, nil
 }
 
 // ReadSkills reads skill folders for a package generated into pkgDir. Files

@@ -50,21 +50,9 @@ const (
 // for MCP extensions.
 const reservedMetadataPrefix = "io.modelcontextprotocol/"
 
-// errorIn and warnIn report a problem in a file that is not JSON (a
-// SKILL.md, a file of a skill folder), at a line and column.
-func (r *reporter) errorIn(file string, line, col int, pointer, hint, format string, args ...any) {
-	r.diags = append(r.diags, Diagnostic{File: file, Line: line, Col: col, Pointer: pointer,
-		Message: fmt.Sprintf(format, args...), Hint: hint})
-}
-
-func (r *reporter) warnIn(file string, line, col int, pointer, hint, format string, args ...any) {
-	r.diags = append(r.diags, Diagnostic{File: file, Line: line, Col: col, Pointer: pointer,
-		Message: fmt.Sprintf(format, args...), Hint: hint, Warning: true})
-}
-
 // loadSkills checks the skill folders and the skill options files,
 // reporting every problem, and returns the good skills sorted by name.
-func loadSkills(folders []SkillFolder, m *model, rep *reporter) []*skillDef {
+func loadSkills(folders []SkillFolder, opts []*skillOptionsDef, rep *reporter) []*skillDef {
 	sorted := make([]*SkillFolder, len(folders))
 	for i := range folders {
 		sorted[i] = &folders[i]
@@ -86,7 +74,7 @@ func loadSkills(folders []SkillFolder, m *model, rep *reporter) []*skillDef {
 		skills = append(skills, s)
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].name < skills[j].name })
-	applySkillOptions(skills, byName, m.skillOptions, rep)
+	applySkillOptions(skills, byName, opts, rep)
 	return skills
 }
 

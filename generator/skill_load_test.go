@@ -83,7 +83,11 @@ func TestReadSkillsStopsReadingPastTheLimit(t *testing.T) {
 	}
 }
 
-func TestSplitSkillInputs(t *testing.T) {
+// TestReadPaths: ReadPaths gives each folder to the kind that reads it
+// whole (a skill folder, or the skill folders directly inside an input
+// folder) and reads the rest as JSON: files, and folders that hold *.json
+// files or no skill at all.
+func TestReadPaths(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(p, data string) {
 		p = filepath.Join(dir, p)
@@ -105,15 +109,25 @@ func TestSplitSkillInputs(t *testing.T) {
 		}
 		return ps
 	}
-	skills, rest, err := SplitSkillInputs(in("one", "many", "mixed", "tool.json"))
+	cfg, err := ReadPaths(in("one", "many", "mixed", "tool.json"), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := in("one", "many/a", "many/b", "mixed/c"); strings.Join(skills, ",") != strings.Join(want, ",") {
+	var skills, inputs []string
+	for _, s := range cfg.Skills {
+		skills = append(skills, s.Embed)
+	}
+	for _, f := range cfg.Inputs {
+		inputs = append(inputs, f.Path)
+	}
+	if want := "one,many/a,many/b,mixed/c"; strings.Join(skills, ",") != want {
 		t.Errorf("skills %v, want %v", skills, want)
 	}
-	if want := in("mixed", "tool.json"); strings.Join(rest, ",") != strings.Join(want, ",") {
-		t.Errorf("rest %v, want %v", rest, want)
+	if want := filepath.ToSlash(filepath.Join(dir, "mixed/tool.json")) + "," + filepath.ToSlash(filepath.Join(dir, "tool.json")); strings.Join(inputs, ",") != want {
+		t.Errorf("inputs %v, want %v", inputs, want)
+	}
+	if _, err := ReadPaths(in("missing"), dir); err == nil {
+		t.Error("ReadPaths of a missing path succeeded")
 	}
 }
 

@@ -31,17 +31,12 @@ type skillOptionsDef struct {
 type skillDynamicDef struct {
 	at   place
 	path string
-	// method is its Handler method, set by buildSkills.
-	method string
 }
 
 // loadSkillOptions loads a skill options file, recognised by its "skill"
-// key, and reports whether the file was one.
-func loadSkillOptions(at place, m *model, rep *reporter) bool {
+// key; nil when it is bad.
+func loadSkillOptions(at place, rep *reporter) *skillOptionsDef {
 	root := at.node
-	if root.Kind != jsontree.Object || !root.Has("skill") {
-		return false
-	}
 	o := &skillOptionsDef{at: at}
 	ok := true
 	for _, mem := range root.Members {
@@ -54,7 +49,7 @@ func loadSkillOptions(at place, m *model, rep *reporter) bool {
 	}
 	name, has := str(at, "skill", true, "", rep)
 	if !has {
-		return true
+		return nil
 	}
 	o.name, o.nameAt = name, place{at.src, root.Get("skill")}
 	if v := root.Get("scopes"); v != nil {
@@ -63,7 +58,7 @@ func loadSkillOptions(at place, m *model, rep *reporter) bool {
 	if v := root.Get("dynamic"); v != nil {
 		if v.Kind != jsontree.Array {
 			rep.errorf(place{at.src, v}, `write ["references/report.md", ...]`, `"dynamic" must be an array of file paths`)
-			return true
+			return nil
 		}
 		for _, el := range v.Elems {
 			if el.Kind != jsontree.String {
@@ -74,10 +69,10 @@ func loadSkillOptions(at place, m *model, rep *reporter) bool {
 			o.dynamic = append(o.dynamic, &skillDynamicDef{at: place{at.src, el}, path: el.Str})
 		}
 	}
-	if ok {
-		m.skillOptions = append(m.skillOptions, o)
+	if !ok {
+		return nil
 	}
-	return true
+	return o
 }
 
 // applySkillOptions attaches each options file to its skill, checking that

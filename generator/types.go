@@ -1,17 +1,13 @@
 package generator
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
-)
-
-// Overrides a schema may carry to settle a name collision.
-const (
-	xGoName      = "x-go-name"       // the Go type made from this schema
-	xGoFieldName = "x-go-field-name" // the struct field made from this property
-	xGoEnumNames = "x-go-enum-names" // constant name suffixes, one per enum value
 )
 
 // names is the package-level identifier table shared by every file of one
@@ -330,34 +326,6 @@ func (b *typeBuilder) tuple(n *jsontree.Node, prefix []*jsontree.Node, items *js
 	return &typeRef{kind: refSlice, elem: elem}, nullable
 }
 
-// constraintsOnly reports whether schemas only constrain (required, minimum,
-// ...) rather than describe other shapes, so that ignoring them in the Go type
-// is safe: the runtime validates input against the full schema. Nested
-// compositions of constraints ({"anyOf": [{"required": ["a"]}, ...]}) count.
-func constraintsOnly(alts []*jsontree.Node) bool {
-	for _, a := range alts {
-		if a.Kind == jsontree.Bool {
-			continue
-		}
-		if a.Kind != jsontree.Object {
-			return false
-		}
-		for _, k := range []string{"type", "properties", "$ref", "items", "const", "enum", "additionalProperties"} {
-			if a.Has(k) {
-				return false
-			}
-		}
-		for _, k := range []string{"oneOf", "anyOf", "allOf"} {
-			if n := a.Get(k); n != nil && (n.Kind != jsontree.Array || !constraintsOnly(n.Elems)) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isInteger(num string) bool { return !strings.ContainsAny(num, ".eE") }
-
 // rootType is the type of a tool's inputSchema or outputSchema: a struct
 // named name, unless the root is itself a reference, a composition or a map.
 func (b *typeBuilder) rootType(n *jsontree.Node, name string) *typeRef {
@@ -373,4 +341,81 @@ func (b *typeBuilder) rootType(n *jsontree.Node, name string) *typeRef {
 		return t
 	}
 	return b.structOf(n, name)
+}
+
+// outputType is the Go type of an outputSchema: a struct (or the type of a
+// composed root) for an object root, else the type the schema maps to
+// ([]T, a scalar, a nullable or a union).
+func (b *typeBuilder) outputType(n *jsontree.Node, name string) *typeRef {
+	if objectRoot(n) {
+		return b.rootType(n, name)
+	}
+	t, nullable := b.typeOf(n, name)
+	if nullable && t.pointerable() {
+		return &typeRef{kind: refPtr, elem: t} // nil is null
+	}
+	return t
+}
+
+// resolve finds the target of a local $ref: "#", "#/json/pointer" or "#anchor".
+func (b *typeBuilder) resolve(ref string) *jsontree.Node {
+	if !strings.HasPrefix(ref, "#") {
+		return nil
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return nil
+	}
+	if frag == "" || strings.HasPrefix(frag, "/") {
+		return b.src.doc.At(b.root.Ptr + frag)
+	}
+	var found *jsontree.Node
+	var walk func(n *jsontree.Node)
+	walk = func(n *jsontree.Node) {
+		if found != nil || n == nil {
+			return
+		}
+		if a := n.Get("$anchor"); a != nil && a.Str == frag {
+			found = n
+			return
+		}
+		for _, m := range n.Members {
+			walk(m.Value)
+		}
+		for _, e := range n.Elems {
+			walk(e)
+		}
+	}
+	walk(b.root)
+	return found
+}
+
+// ref returns the named type for a $ref target, declaring it once.
+func (b *typeBuilder) ref(n, ref *jsontree.Node) (*typeRef, bool) {
+	target := b.resolve(ref.Str)
+	if target == nil {
+		return b.fallback(n, fmt.Sprintf("reference %q is not resolved (only #, #/pointer and #anchor in the same schema)", ref.Str))
+	}
+	if t, ok := b.memo[target]; ok {
+		return t, false
+	}
+	rel := strings.TrimPrefix(target.Ptr, b.root.Ptr)
+	toks := strings.Split(rel, "/")
+	base := b.prefix + joinWords(jsontree.Unescape(toks[len(toks)-1]))
+	if rel == "" {
+		base = b.prefix
+	}
+	name := b.typeName(target, base)
+	var canon bytes.Buffer
+	_ = json.Compact(&canon, b.src.doc.Raw(target))
+	if s, ok := b.ns.shared[name]; ok && bytes.Equal(s.canon, canon.Bytes()) {
+		b.memo[target] = s.typ
+		return s.typ, false
+	}
+	t, nullable := b.typeOf(target, name)
+	b.memo[target] = t
+	if t.kind == refNamed {
+		b.ns.shared[name] = sharedDef{canon: canon.Bytes(), typ: t}
+	}
+	return t, nullable
 }

@@ -1,16 +1,10 @@
 package generator
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
 )
-
-func fitsInt64(num string) bool {
-	_, err := strconv.ParseInt(num, 10, 64)
-	return err == nil
-}
 
 // enum declares typed constants for the non-null values.
 func (b *typeBuilder) enum(n *jsontree.Node, vals []*jsontree.Node, titles []string, name string) (*typeRef, bool) {

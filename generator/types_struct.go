@@ -134,6 +134,7 @@ func (b *typeBuilder) structFrom(n *jsontree.Node, parts []*jsontree.Node, name 
 		} else {
 			f.ptr = t.pointerable() && (nullable || (!req && f.def == nil))
 			f.omitempty = !req && f.def == nil
+			f.nonNil = req && !nullable && (t.kind == refSlice || t.kind == refMap)
 		}
 		d.fields = append(d.fields, f)
 	}
@@ -223,34 +224,6 @@ func defaultFor(doc *jsontree.Doc, p *jsontree.Node, t *typeRef) *defaultLit {
 				return &defaultLit{konst: ev.constName}
 			}
 		}
-	}
-	return nil
-}
-
-// compactJSON is the value at n as compact JSON, for messages.
-func compactJSON(doc *jsontree.Doc, n *jsontree.Node) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, doc.Raw(n)); err != nil {
-		return string(doc.Raw(n))
-	}
-	return buf.String()
-}
-
-// scalar converts a JSON scalar to string, int64 (integers) or float64.
-func scalar(n *jsontree.Node) any {
-	switch n.Kind {
-	case jsontree.String:
-		return n.Str
-	case jsontree.Number:
-		if isInteger(n.Num) {
-			if v, err := strconv.ParseInt(n.Num, 10, 64); err == nil {
-				return v
-			}
-		}
-		v, _ := strconv.ParseFloat(n.Num, 64)
-		return v
-	case jsontree.Bool:
-		return n.Bool
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 // Metrics: roundtrips/s, and ms/answer, the time from POSTing the answer to
 // reading the call's result, which holds the forwarding cost.
 func BenchmarkElicitationRoundTrip(b *testing.B) {
-	addr := redisAddr(b)
+	addr := redisSpec(b)
 	for _, bc := range []struct {
 		name    string
 		n       int

@@ -16,7 +16,7 @@ import (
 // replica: another principal holding its ID gets, through any replica, the
 // answer of an ID that never existed; its creator reaches it through all.
 func TestTaskIsBoundToItsCreatorOnEveryReplica(t *testing.T) {
-	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t), "-auth")
+	rs := startReplicas(t, 3, redisSpec(t), testPrefix(t), "-auth")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -52,7 +52,7 @@ func TestTaskIsBoundToItsCreatorOnEveryReplica(t *testing.T) {
 // 32 resources/subscribe made at once in one session, through three
 // replicas, are all kept: the session's state changes atomically in Redis.
 func TestConcurrentSubscribesLandOnEveryReplica(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	prefix := testPrefix(t)
 	rs := startReplicas(t, 3, addr, prefix)
 	c := newCluster(rs)

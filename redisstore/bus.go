@@ -1,9 +1,9 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/mcpgen/mcpgen/runtime"
@@ -27,14 +27,16 @@ func (sub *subscription) closeLocked() {
 // is deleted, or the subscriber falls Options.BusBuffer messages behind; in
 // each case the channel closes. Messages published while the connection to
 // Redis is being re-established are lost (the runtime's streams are
-// resumable from the event store).
+// resumable from the event store). On a Redis Cluster a message published
+// a moment before Subscribe returned may still arrive: the cluster bus
+// carries it to the subscription's node after the subscription is made.
 func (s *Store) Subscribe(ctx context.Context, session, topic string) (<-chan []byte, func(), error) {
 	channel := s.busChannel(session, topic)
 	sub := &subscription{ch: make(chan []byte, s.opts.BusBuffer)}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, nil, errors.New("redisstore: store closed")
+		return nil, nil, errClosed
 	}
 	set := s.subs[channel]
 	if set == nil {
@@ -60,7 +62,7 @@ func (s *Store) Subscribe(ctx context.Context, session, topic string) (<-chan []
 	}
 	if err := s.subscribeChannels(ctx, channel); err != nil {
 		cancel()
-		return nil, nil, fmt.Errorf("redisstore: subscribing to the session bus: %w", err)
+		return nil, nil, s.unavailable("subscribing to the session bus", err)
 	}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, cancel)
@@ -87,21 +89,39 @@ func (s *Store) unsubscribeLocked(channel string) {
 		ctx, cancel := s.op(s.ctx)
 		defer cancel()
 		if err := s.ps.Unsubscribe(ctx, channel); err != nil && s.ctx.Err() == nil {
-			s.log.Debug("redisstore: unsubscribing", "channel", channel, "err", err)
+			s.logger().Debug("redisstore: unsubscribing", "channel", channel, "err", err)
 		}
 	}()
 }
 
 // Publish delivers msg to the subscribers of (session, topic) on every
-// replica and returns how many replicas have one (0: nobody listens).
+// replica, this one included. The count it returns is what Redis counted
+// on the node that took the PUBLISH: on a Redis Cluster that node's
+// subscribers only, so it says nothing about the others (the runtime does
+// not rely on it). On a cluster every message of one channel is published
+// on the node that owns the channel's slot, so that the messages of a
+// channel reach every subscriber in the order they were published.
 func (s *Store) Publish(ctx context.Context, session, topic string, msg []byte) (int, error) {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	n, err := s.rdb.Publish(ctx, s.busChannel(session, topic), msg).Result()
+	n, err := s.publishOrdered(ctx, s.busChannel(session, topic), msg)
 	if err != nil {
-		return 0, fmt.Errorf("redisstore: publishing on the session bus: %w", err)
+		return 0, s.unavailable("publishing on the session bus", err)
 	}
 	return int(n), nil
+}
+
+// publishOrdered publishes msg on channel; on a cluster through the node
+// that owns the channel's slot (see Publish).
+func (s *Store) publishOrdered(ctx context.Context, channel string, msg []byte) (int64, error) {
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		node, err := cc.MasterForKey(ctx, channel)
+		if err != nil {
+			return 0, err
+		}
+		return node.Publish(ctx, channel, msg).Result()
+	}
+	return s.rdb.Publish(ctx, channel, msg).Result()
 }
 
 // dispatch hands a bus message to this process's subscribers without
@@ -113,7 +133,7 @@ func (s *Store) dispatch(channel string, msg []byte) {
 		select {
 		case sub.ch <- msg:
 		default:
-			s.log.Warn("redisstore: bus subscriber fell behind; closing it", "channel", channel)
+			s.logger().Warn("redisstore: bus subscriber fell behind; closing it", "channel", channel)
 			delete(s.subs[channel], sub)
 			sub.closeLocked()
 		}
@@ -148,16 +168,25 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `)
 
-// sendScript delivers a message to the replica holding a session's GET
-// stream: nothing is published when no replica holds one, and a holder
-// that is gone (no subscriber on its channel) is forgotten.
+// sendScript sends a message to the replica holding a session's GET
+// stream and returns that replica's ID (nil, with nothing published, when
+// no replica holds one). Whether the holder took it is its reply
+// (delivery.go).
 //
 // KEYS: holder. ARGV: the replicas' channel prefix, envelope.
 var sendScript = redis.NewScript(`
 local holder = redis.call('GET', KEYS[1])
-if not holder then return 0 end
-if redis.call('PUBLISH', ARGV[1] .. holder, ARGV[2]) > 0 then return 1 end
-redis.call('DEL', KEYS[1])
+if not holder then return false end
+redis.call('PUBLISH', ARGV[1] .. holder, ARGV[2])
+return holder
+`)
+
+// forgetHolderScript deletes the record of a session's GET stream holder
+// if it still names the replica given.
+//
+// KEYS: holder. ARGV: replica.
+var forgetHolderScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)
 
@@ -172,7 +201,7 @@ func (s *Store) HoldGET(ctx context.Context, session string) (<-chan []byte, fun
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, nil, errors.New("redisstore: store closed")
+		return nil, nil, errClosed
 	}
 	s.holds[session] = append(s.holds[session], sub) // before the script: a message sent right after it finds the hold
 	s.mu.Unlock()
@@ -185,7 +214,7 @@ func (s *Store) HoldGET(ctx context.Context, session string) (<-chan []byte, fun
 	if err != nil || held == 0 {
 		s.unhold(session, sub)
 		if err != nil {
-			return nil, nil, fmt.Errorf("redisstore: holding a GET stream: %w", err)
+			return nil, nil, s.unavailable("holding a GET stream", err)
 		}
 		return nil, nil, runtime.ErrSessionNotFound
 	}
@@ -198,7 +227,7 @@ func (s *Store) HoldGET(ctx context.Context, session string) (<-chan []byte, fun
 		err := releaseScript.Run(ctx, s.rdb, []string{s.sessionKey(session), s.holderKey(session)},
 			s.opts.SessionIdle.Milliseconds(), s.id).Err()
 		if err != nil && s.ctx.Err() == nil {
-			s.log.Warn("redisstore: releasing a GET stream", "session", session, "err", err)
+			s.logger().Warn("redisstore: releasing a GET stream", "session", session, "err", err)
 		}
 	})
 	if ctx.Done() != nil {
@@ -231,45 +260,81 @@ func (s *Store) unhold(session string, sub *subscription) bool {
 }
 
 // SendGET implements runtime.GETRoutes: msg goes to the replica holding the
-// session's GET stream, in one round trip; false, with nothing published,
-// when no live replica holds one.
+// session's GET stream, in one round trip, and that replica replies whether
+// a GET stream took it (delivery.go). false, with nothing published, when
+// no replica holds one; false too when the holder released its stream
+// meanwhile or is gone, and then its record is forgotten.
 func (s *Store) SendGET(ctx context.Context, session string, msg []byte) (bool, error) {
-	ctx, cancel := s.op(ctx)
-	defer cancel()
-	sent, err := sendScript.Run(ctx, s.rdb, []string{s.holderKey(session)},
-		s.opts.Prefix+"r:", envelope(kindGET, []byte(session), msg)).Int()
-	if err != nil {
-		return false, fmt.Errorf("redisstore: sending to a GET stream: %w", err)
+	token := randomHex(8)
+	env := envelope(kindGET, []byte(session), msg, []byte(s.id), []byte(token))
+	holder, err := func() (string, error) {
+		ctx, cancel := s.op(ctx)
+		defer cancel()
+		return sendScript.Run(ctx, s.rdb, []string{s.holderKey(session)}, s.opts.Prefix+"r:", env).Text()
+	}()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
 	}
-	return sent == 1, nil
+	if err != nil {
+		return false, s.unavailable("sending to a GET stream", err)
+	}
+	res, outcome, err := s.deliver(ctx, holder, token, env, true)
+	switch {
+	case outcome == delivered && res == 1:
+		return true, nil
+	case outcome == unconfirmed:
+		return false, s.unavailable("sending to the GET stream on replica "+holder+" (no reply)", err)
+	}
+	// Released meanwhile, or the holder is gone: nobody holds a GET stream
+	// of the session until another opens.
+	fctx, cancel := s.op(ctx)
+	defer cancel()
+	if err := forgetHolderScript.Run(fctx, s.rdb, []string{s.holderKey(session)}, holder).Err(); err != nil {
+		s.unavailable("forgetting a GET stream's holder", err)
+	}
+	return false, nil
 }
 
-// receiveGET hands a message for a GET stream to its newest hold here; a
-// hold whose buffer is full is cut off (its channel closes).
+// receiveGET hands a message for a GET stream to its newest hold here and
+// replies whether one took it; a hold whose buffer is full is cut off (its
+// channel closes).
 func (s *Store) receiveGET(payload []byte) {
-	_, f, ok := openEnvelope(payload, 2)
+	_, f, ok := openEnvelope(payload, 4)
 	if !ok {
-		s.log.Warn("redisstore: malformed GET stream message")
+		s.logger().Warn("redisstore: malformed GET stream message")
 		return
 	}
-	session := string(f[0])
+	session, msg, replyTo, token := string(f[0]), f[1], string(f[2]), bytes.Clone(f[3])
+	res := s.once(string(token), func() byte {
+		if s.pushGET(session, msg) {
+			return 1
+		}
+		return 0
+	})
+	s.reply(replyTo, token, res)
+}
+
+// pushGET queues msg on the session's newest hold here.
+func (s *Store) pushGET(session string, msg []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	held := s.holds[session]
 	if len(held) == 0 {
-		s.log.Debug("redisstore: message for a GET stream released meanwhile", "session", session)
-		return
+		s.logger().Debug("redisstore: message for a GET stream released meanwhile", "session", session)
+		return false
 	}
 	sub := held[len(held)-1]
 	select {
-	case sub.ch <- f[1]:
+	case sub.ch <- msg:
+		return true
 	default:
-		s.log.Warn("redisstore: GET stream holder fell behind; closing it", "session", session)
+		s.logger().Warn("redisstore: GET stream holder fell behind; closing it", "session", session)
 		sub.closeLocked()
 		if held = held[:len(held)-1]; len(held) == 0 {
 			delete(s.holds, session)
 		} else {
 			s.holds[session] = held
 		}
+		return false
 	}
 }

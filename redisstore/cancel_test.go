@@ -64,7 +64,7 @@ func startWaitingCall(ctx context.Context, t *testing.T, s *session, url string,
 // cancelled request, and a late answer gets 410 "request expired" on every
 // replica.
 func TestCancelReachesTheReplicaRunningTheCall(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	prefix := testPrefix(t)
 	rs := startReplicas(t, 3, addr, prefix, "-request-timeout", "60s")
 	c := newCluster(rs)
@@ -117,7 +117,7 @@ func TestCancelReachesTheReplicaRunningTheCall(t *testing.T) {
 // the other replicas at once, not at their next keep-alive tick (15s here,
 // the default).
 func TestDeleteEndsStreamsOnOtherReplicasAtOnce(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	rs := startReplicas(t, 3, addr, testPrefix(t), "-request-timeout", "60s")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -164,7 +164,7 @@ func TestDeleteEndsStreamsOnOtherReplicasAtOnce(t *testing.T) {
 // expired" on every replica (before that round it would be taken). An
 // answered ping is done with: answered again, it is "request expired" too.
 func TestUnansweredPingExpiresAfterItsStream(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	rs := startReplicas(t, 2, addr, testPrefix(t), "-keepalive", "100ms")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -75,10 +75,11 @@ func TestMain(m *testing.M) {
 
 // replica is one running server process.
 type replica struct {
-	url, id string
-	cmd     *exec.Cmd
-	stderr  *lockedBuffer
-	exited  chan struct{}
+	url, id  string
+	statsURL string // GET: {"goroutines":N,"heapAlloc":N} after a full GC
+	cmd      *exec.Cmd
+	stderr   *lockedBuffer
+	exited   chan struct{}
 }
 
 type lockedBuffer struct {
@@ -98,14 +99,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startReplicas starts n replicas on redisAddr under prefix; extra flags go
-// to every replica. They are stopped (SIGTERM, then SIGKILL) at cleanup.
-func startReplicas(t testing.TB, n int, redisAddr, prefix string, extra ...string) []*replica {
+// startReplicas starts n replicas on the Redis deployment spec names (a
+// redisconn spec) under prefix; extra flags go to every replica. They are stopped (SIGTERM, then SIGKILL) at cleanup.
+func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []*replica {
 	t.Helper()
 	bin := replicaBinary(t)
 	var rs []*replica
 	for i := range n {
-		args := append([]string{"-redis", redisAddr, "-prefix", prefix}, extra...)
+		args := append([]string{"-redis", spec, "-prefix", prefix}, extra...)
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "MCPGEN_STATE_KEY=shared-test-key-0123456789abcdef")
 		stdout, err := cmd.StdoutPipe()
@@ -136,12 +137,12 @@ func startReplicas(t testing.TB, n int, redisAddr, prefix string, extra ...strin
 		if err != nil {
 			t.Fatalf("replica %d did not start: %v\n%s", i, err, r.stderr.String())
 		}
-		// "listening http://ADDR/mcp replica=ID"
+		// "listening http://ADDR/mcp replica=ID stats=URL"
 		f := strings.Fields(line)
-		if len(f) != 3 || f[0] != "listening" {
+		if len(f) != 4 || f[0] != "listening" {
 			t.Fatalf("replica %d printed %q", i, line)
 		}
-		r.url, r.id = f[1], strings.TrimPrefix(f[2], "replica=")
+		r.url, r.id, r.statsURL = f[1], strings.TrimPrefix(f[2], "replica="), strings.TrimPrefix(f[3], "stats=")
 		go io.Copy(io.Discard, stdout)
 		rs = append(rs, r)
 	}

@@ -50,7 +50,7 @@ func modernCall(ctx context.Context, c *cluster, url string, params map[string]a
 // one replica, the retry with the answer on another, and the handler's state
 // comes back sealed in requestState. A replica with another key refuses it.
 func TestMultiRoundTripCrossesReplicasWithTheSharedKey(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	prefix := testPrefix(t)
 	rs := startReplicas(t, 2, addr, prefix)
 	stranger := startReplicas(t, 1, addr, prefix, "-state-key", "another key of another deployment")[0]
@@ -91,7 +91,7 @@ func TestMultiRoundTripCrossesReplicasWithTheSharedKey(t *testing.T) {
 // the one that ran it or another, is refused, because the spent state is
 // recorded in Redis (SET NX) and not in one process.
 func TestSingleUseStateIsSpentOnEveryReplica(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redisSpec(t)
 	rs := startReplicas(t, 3, addr, testPrefix(t), "-single-use")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -64,7 +63,7 @@ func (pr pendingRouter) Register(_ context.Context, session string, id json.RawM
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("redisstore: store closed")
+		return errClosed
 	}
 	if _, dup := s.waits[k]; dup {
 		return fmt.Errorf("redisstore: request %s of this session is already pending", k.id)
@@ -115,49 +114,32 @@ func (s *Store) resolveLocal(session, id string, a runtime.Answer) runtime.Resol
 }
 
 // forwardAnswer sends an answer to the replica owner, which waits for it,
-// and waits for that replica to say what became of it (bounded by
-// OpTimeout). No subscriber on owner's channel means it is gone: Expired.
+// and waits for that replica to say what became of it (delivery.go: sent
+// again until it replies, within Options.DeliveryTimeout). An owner whose
+// liveness record is gone has stopped: Expired. An owner that never
+// replies is an error (HTTP 503 to the client, which may post the answer
+// again), never Expired: it may still wait for the answer.
 func (s *Store) forwardAnswer(ctx context.Context, owner, session, id string, a runtime.Answer) (runtime.Resolution, error) {
 	body, err := json.Marshal(wireAnswer(a))
 	if err != nil {
 		return runtime.Unknown, err
 	}
 	token := randomHex(8)
-	reply := make(chan runtime.Resolution, 1)
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return runtime.Unknown, errors.New("redisstore: store closed")
-	}
-	s.replies[token] = reply
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.replies, token)
-		s.mu.Unlock()
-	}()
-	ctx, cancel := s.op(ctx)
-	defer cancel()
 	msg := envelope(kindAnswer, []byte(session), []byte(id), body, []byte(s.id), []byte(token))
-	n, err := s.rdb.Publish(ctx, s.answerChannel(owner), msg).Result()
-	if err != nil {
-		return runtime.Unknown, fmt.Errorf("redisstore: forwarding an answer: %w", err)
-	}
-	if n == 0 {
-		s.log.Info("redisstore: answer for a request of a replica that is gone", "session", session, "id", id)
+	res, outcome, err := s.deliver(ctx, owner, token, msg, false)
+	switch outcome {
+	case delivered:
+		return runtime.Resolution(res), nil
+	case gone:
+		s.logger().Info("redisstore: answer for a request of a replica that is gone", "session", session, "id", id, "replica", owner)
 		return runtime.Expired, nil
 	}
-	select {
-	case r := <-reply:
-		return r, nil
-	case <-ctx.Done():
-		return runtime.Unknown, fmt.Errorf("redisstore: replica %s did not say what became of an answer: %w", owner, ctx.Err())
-	}
+	return runtime.Unknown, s.unavailable("forwarding an answer to replica "+owner+" (no reply)", err)
 }
 
 // receiveAnswer resolves an answer another replica forwarded and tells it
-// the outcome. It runs on the pub/sub goroutine: the reply goes out from
-// a goroutine of its own.
+// the outcome; an answer that arrives again (sent again before the reply
+// reached the sender) gets the first one's outcome.
 func (s *Store) receiveAnswer(payload []byte) {
 	_, f, ok := openEnvelope(payload, 5)
 	var w wireAnswerT
@@ -165,36 +147,14 @@ func (s *Store) receiveAnswer(payload []byte) {
 		ok = json.Unmarshal(f[2], &w) == nil
 	}
 	if !ok {
-		s.log.Warn("redisstore: malformed forwarded answer")
+		s.logger().Warn("redisstore: malformed forwarded answer")
 		return
 	}
-	res := s.resolveLocal(string(f[0]), string(f[1]), runtime.Answer{Result: w.Result, Error: w.Error})
-	replyTo, token := string(f[3]), bytes.Clone(f[4])
-	go func() {
-		ctx, cancel := s.op(s.ctx)
-		defer cancel()
-		if err := s.rdb.Publish(ctx, s.answerChannel(replyTo), envelope(kindReply, token, []byte{byte(res)})).Err(); err != nil && s.ctx.Err() == nil {
-			s.log.Warn("redisstore: replying to a forwarded answer", "replica", replyTo, "err", err)
-		}
-	}()
-}
-
-// receiveReply hands the outcome of a forwarded answer to its Resolve.
-func (s *Store) receiveReply(payload []byte) {
-	_, f, ok := openEnvelope(payload, 2)
-	if !ok || len(f[1]) != 1 {
-		s.log.Warn("redisstore: malformed reply to a forwarded answer")
-		return
-	}
-	s.mu.Lock()
-	reply := s.replies[string(f[0])]
-	s.mu.Unlock()
-	if reply != nil {
-		select {
-		case reply <- runtime.Resolution(f[1][0]):
-		default:
-		}
-	}
+	session, id, replyTo, token := string(f[0]), string(f[1]), string(f[3]), bytes.Clone(f[4])
+	res := s.once(string(token), func() byte {
+		return byte(s.resolveLocal(session, id, runtime.Answer{Result: w.Result, Error: w.Error}))
+	})
+	s.reply(replyTo, token, res)
 }
 
 // Expire ends the wait for (session, id) and, when tombstone is set,

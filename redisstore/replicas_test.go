@@ -20,7 +20,7 @@ func testPrefix(t testing.TB) string { return "it:" + t.Name() + ":" + randomHex
 // after timeout or with the test.
 func threeReplicas(t *testing.T, timeout time.Duration, extra ...string) ([]*replica, *cluster, context.Context) {
 	t.Helper()
-	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t), extra...)
+	rs := startReplicas(t, 3, redisSpec(t), testPrefix(t), extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	return rs, newCluster(rs), ctx

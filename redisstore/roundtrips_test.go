@@ -60,7 +60,7 @@ func (c opCost) per(n int) (roundTrips, commands float64) {
 // replicas use.
 type meter struct {
 	t   testing.TB
-	rdb *redis.Client
+	rdb redis.UniversalClient
 }
 
 func newMeter(t testing.TB, addr string) *meter {
@@ -218,7 +218,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	}()
 
 	// Per request: a replica with no keep-alive tick in the way.
-	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h")
+	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", "1h")
 	c := newCluster(rs)
 	url := rs[0].url
 	s, err := c.initialize(ctx)
@@ -317,7 +317,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 
 	// Per keep-alive tick: a replica ticking every 200ms.
 	const every = 200 * time.Millisecond
-	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String())
+	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String(), "-heartbeat", "1h")
 	tc := newCluster(ticking)
 	ts, err := tc.initialize(ctx)
 	if err != nil {
@@ -345,6 +345,17 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	time.Sleep(window) // idle sessions: nothing to wait for but time
 	idleCost := row("each idle session, every keep-alive tick (10 ticks, 20 sessions)", end(), idle*int(window/every))
 
+	// A replica's heartbeat: its liveness record and its probe, whatever
+	// its sessions do (20 beats of 50ms).
+	// Once it printed that it listens, its start (its ID claimed, its
+	// channels subscribed) is over: what follows is its heartbeat.
+	const beat, beats = 50 * time.Millisecond, 20
+	m.measure(ctx, func() {})
+	startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", beat.String())
+	beatEnd := m.span(ctx)
+	time.Sleep(beats * beat) // the heartbeat runs on its own clock
+	beatCost := row("each replica, every heartbeat (1s by default)", beatEnd(), beats)
+
 	t.Run("budgets", func(t *testing.T) {
 		check := func(r costRow, rt, cmds float64) {
 			t.Helper()
@@ -353,7 +364,10 @@ func TestRoundTripsPerOperation(t *testing.T) {
 			}
 		}
 		check(plain, 1, -1)
-		check(elicit, 4, 12)
+		// 2 GETEX and each event's one script: its XADD, its place in the
+		// session's order (RPUSH), the session's byte count (GET, SET) and the
+		// expiries (3 PEXPIRE), the stream indexed at its first (SADD).
+		check(elicit, 4, 20)
 		check(get, 2, -1)
 		check(del, 2, -1)
 		check(perGET, 2, -1)
@@ -365,8 +379,9 @@ func TestRoundTripsPerOperation(t *testing.T) {
 			t.Errorf("%s: %s; want a round trip of %d PEXPIRE a tick", quietRow.op, quietRow.detail, 2*quietStreams)
 		}
 		check(idleCost, 0, 0)
+		check(beatCost, 1.2, 3.6) // one script: SET, PUBLISH (a beat more or less at either end)
 		check(progress, 1, -1)
-		// An event is one pipeline: no MULTI, no priming event, the stream
+		// An event is one script: no MULTI, no priming event, the stream
 		// indexed once (the elicitation and the result: two events, one stream).
 		if e := elicitEvents(elicitCost); e != "2 XADD, 1 SADD, 0 MULTI" {
 			t.Errorf("the elicitation's events cost %s, want 2 XADD, 1 SADD, 0 MULTI", e)

@@ -28,7 +28,7 @@ func (ss sessionStore) Create(ctx context.Context, st runtime.SessionState) erro
 	defer cancel()
 	ok, err := s.rdb.SetNX(ctx, s.sessionKey(st.ID), b, s.opts.SessionIdle).Result()
 	if err != nil {
-		return fmt.Errorf("redisstore: creating session: %w", err)
+		return s.unavailable("creating session", err)
 	}
 	if !ok {
 		return fmt.Errorf("redisstore: session %q already exists", st.ID)
@@ -47,7 +47,7 @@ func (ss sessionStore) Load(ctx context.Context, id string) (runtime.SessionStat
 		return runtime.SessionState{}, runtime.ErrSessionNotFound
 	}
 	if err != nil {
-		return runtime.SessionState{}, fmt.Errorf("redisstore: loading session: %w", err)
+		return runtime.SessionState{}, s.unavailable("loading session", err)
 	}
 	var st runtime.SessionState
 	if err := json.Unmarshal(b, &st); err != nil || st.ID != id {
@@ -101,7 +101,7 @@ func (ss sessionStore) Update(ctx context.Context, id string, fn func(*runtime.S
 		case errors.Is(err, runtime.ErrSessionNotFound):
 			return runtime.SessionState{}, err
 		case err != nil:
-			return runtime.SessionState{}, fmt.Errorf("redisstore: updating session: %w", err)
+			return runtime.SessionState{}, s.unavailable("updating session", err)
 		}
 		return out, nil
 	}
@@ -116,20 +116,21 @@ func (ss sessionStore) Exists(ctx context.Context, id string) (bool, error) {
 	defer cancel()
 	n, err := s.rdb.Exists(ctx, s.sessionKey(id)).Result()
 	if err != nil {
-		return false, fmt.Errorf("redisstore: probing session: %w", err)
+		return false, s.unavailable("probing session", err)
 	}
 	return n > 0, nil
 }
 
-// deleteScript removes a session, its event streams with their index and
-// the record of its GET stream's holder, and announces the deletion to
-// every replica, in one round trip however many streams it had.
+// deleteScript removes a session, its event streams with their index,
+// order and byte count, and the record of its GET stream's holder, and
+// announces the deletion to every replica, in one round trip however many
+// streams it had.
 //
-// KEYS: session, stream index, holder. ARGV: the deletion channel, the
-// session ID.
+// KEYS: session, stream index, holder, event order, event bytes. ARGV: the
+// deletion channel, the session ID.
 var deleteScript = redis.NewScript(`
 local streams = redis.call('SMEMBERS', KEYS[2])
-local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 for i = 1, #streams, 1000 do
   redis.call('DEL', unpack(streams, i, math.min(i + 999, #streams)))
 end
@@ -144,9 +145,10 @@ func (ss sessionStore) Delete(ctx context.Context, id string) error {
 	s := ss.s
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	err := deleteScript.Run(ctx, s.rdb, []string{s.sessionKey(id), s.streamsKey(id), s.holderKey(id)}, s.deletedChannel(), id).Err()
+	err := deleteScript.Run(ctx, s.rdb, []string{s.sessionKey(id), s.streamsKey(id), s.holderKey(id), s.eventOrderKey(id), s.eventBytesKey(id)},
+		s.deletedChannel(), id).Err()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("redisstore: deleting session: %w", err)
+		return s.unavailable("deleting session", err)
 	}
 	s.sessionDeleted(id)
 	return nil
@@ -182,7 +184,7 @@ func (ss sessionStore) Keep(ctx context.Context, ids []string) ([]string, error)
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
-			return gone, fmt.Errorf("redisstore: restarting session expiries: %w", err)
+			return gone, s.unavailable("restarting session expiries", err)
 		}
 		for i, c := range kept {
 			if !c.Val() {

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 )
 
 // Signal implements runtime.SessionSignals: one PUBLISH on the deployment's
@@ -13,7 +12,7 @@ func (s *Store) Signal(ctx context.Context, session, kind string, data []byte) e
 	ctx, cancel := s.op(ctx)
 	defer cancel()
 	if err := s.rdb.Publish(ctx, s.signalChannel(), signalEnvelope(session, kind, data)).Err(); err != nil {
-		return fmt.Errorf("redisstore: publishing a session signal: %w", err)
+		return s.unavailable("publishing a session signal", err)
 	}
 	return nil
 }
@@ -56,7 +55,7 @@ func signalEnvelope(session, kind string, data []byte) []byte {
 func (s *Store) receiveSignal(payload string) {
 	k, f, ok := openEnvelope([]byte(payload), 3)
 	if !ok || k != kindSignal {
-		s.log.Warn("redisstore: malformed session signal")
+		s.logger().Warn("redisstore: malformed session signal")
 		return
 	}
 	s.signal(string(f[0]), string(f[1]), f[2])

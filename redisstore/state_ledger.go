@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
@@ -27,7 +26,7 @@ func (l stateLedger) Spend(ctx context.Context, id string, until time.Time) (boo
 	defer cancel()
 	first, err := s.rdb.SetNX(ctx, s.opts.Prefix+"rs:"+id, 1, ttl).Result()
 	if err != nil {
-		return false, fmt.Errorf("redisstore: recording a spent requestState: %w", err)
+		return false, s.unavailable("recording a spent requestState", err)
 	}
 	return first, nil
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
@@ -44,6 +45,12 @@ type Options struct {
 	// larger event is stored without its data (a resume point that replays
 	// as nothing), so that EventsPerStream large messages cannot fill Redis.
 	MaxEventBytes int
+	// SessionEventBytes bounds the events one session keeps across all its
+	// streams, each counting its data and 128 bytes; default 1 MiB, as the
+	// in-memory store. The oldest go first (a replay from before them gets
+	// runtime.ErrEventNotFound), so a session cannot hold more than this
+	// however many streams it opens.
+	SessionEventBytes int
 	// BusBuffer is how many bus messages one local subscriber may fall behind
 	// before it is cut off (its channel closes); default 1024.
 	BusBuffer int
@@ -61,24 +68,44 @@ type Options struct {
 	// answers "request expired" on every replica; default 5m. The replica
 	// that sent the request remembers it, within 10,000 requests.
 	TombstoneTTL time.Duration
-	// Logger receives the store's logs; nil discards them.
+	// Heartbeat is how often a replica renews its liveness record and
+	// checks, with a probe through Redis, that its pub/sub subscription
+	// receives what is published; default 1s. A replica killed without
+	// Close is taken for gone 3 heartbeats later; a subscription that stopped
+	// receiving (a Sentinel failover left it on the old primary, a proxy
+	// dropped it silently) is made again within 3 heartbeats.
+	Heartbeat time.Duration
+	// DeliveryTimeout bounds the delivery of a message to another replica
+	// (an answer to the replica that asked for it, a message to the replica
+	// holding a GET stream), which confirms each one; unconfirmed, it is
+	// sent again every deliveryRetry; default 5s, long enough to cover a
+	// subscription being made again after a failover.
+	DeliveryTimeout time.Duration
+	// Logger receives the store's logs, among them the detail of every
+	// Redis failure (which clients never see); nil means the runtime's
+	// Options.Logger when Configure is called, else discard.
 	Logger *slog.Logger
 }
 
 // Store implements the runtime's session store, pending-request router,
-// session bus and event store on one Redis (or a Redis failover setup behind
-// a redis.UniversalClient).
+// session bus and event store on one Redis, a Redis Cluster or a
+// Sentinel-managed primary (any redis.UniversalClient; docs/replicas.md
+// says what each deployment guarantees).
 type Store struct {
 	rdb    redis.UniversalClient
 	opts   Options
-	log    *slog.Logger
-	id     string // routing ID of this process: answers for its requests, and messages for its GET streams, come to its channel
-	ps     *redis.PubSub
+	logp   atomic.Pointer[slog.Logger] // Configure may set it (Options.Logger nil)
+	id     string                      // routing ID of this process: answers for its requests, and messages for its GET streams, come to its channel
 	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup // the receive goroutines and the heartbeat
 
-	subMu     sync.Mutex // orders SUBSCRIBE and UNSUBSCRIBE commands
+	failures failureLog // the detail of Redis failures, for the log
+
+	probeSeen atomic.Uint64 // the newest heartbeat probe that came back through the subscription
+
+	subMu     sync.Mutex    // orders SUBSCRIBE and UNSUBSCRIBE commands, and guards ps
+	ps        *redis.PubSub // the subscription connection; the heartbeat may replace it
 	mu        sync.Mutex
 	waits     map[pendingKey]func(runtime.Answer)   // this process's server-to-client requests waiting for answers
 	tombs     map[pendingKey]time.Time              // expired (or answered) requests, until when they say so
@@ -87,6 +114,7 @@ type Store struct {
 	holds     map[string][]*subscription            // session -> GET streams held here (HoldGET), newest last
 	subs      map[string]map[*subscription]struct{} // channel -> local subscribers
 	confirmed map[string]chan struct{}              // channel -> closed once Redis confirmed the subscription
+	delivered deliveredLog                          // messages from other replicas already handled, by token
 	closed    bool
 
 	signalFns    map[int]func(session, kind string, data []byte) // OnSignal handlers
@@ -117,6 +145,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	if opts.MaxEventBytes <= 0 {
 		opts.MaxEventBytes = 1 << 20
 	}
+	if opts.SessionEventBytes <= 0 {
+		opts.SessionEventBytes = 1 << 20
+	}
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = 30 * time.Minute
 	}
@@ -129,13 +160,18 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 	if opts.BusBuffer <= 0 {
 		opts.BusBuffer = 1024
 	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = time.Second
+	}
+	if opts.DeliveryTimeout <= 0 {
+		opts.DeliveryTimeout = 5 * time.Second
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{
-		rdb: rdb, opts: opts, log: logger,
-		done:      make(chan struct{}),
+		rdb: rdb, opts: opts,
 		waits:     map[pendingKey]func(runtime.Answer){},
 		tombs:     map[pendingKey]time.Time{},
 		replies:   map[string]chan runtime.Resolution{},
@@ -144,33 +180,37 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 		confirmed: map[string]chan struct{}{},
 		signalFns: map[int]func(string, string, []byte){},
 	}
-	// Claim a routing ID no other live process holds (SET NX), so a collision
-	// of random IDs is refused instead of mixing answers.
-	for attempt := 0; ; attempt++ {
-		id := randomHex(replicaIDLen / 2)
-		cctx, cancel := context.WithTimeout(ctx, opts.OpTimeout)
-		ok, err := rdb.SetNX(cctx, opts.Prefix+"replica:"+id, time.Now().UTC().Format(time.RFC3339), 7*24*time.Hour).Result()
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: claiming a replica ID: %w", err)
+	s.logp.Store(logger)
+	if err := s.claimID(ctx); err != nil {
+		var ue *UnavailableError
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("redisstore: claiming a replica ID: %w", ue.Err) // for the operator starting the server
 		}
-		if ok {
-			s.id = id
-			break
-		}
-		if attempt == 3 {
-			return nil, errors.New("redisstore: could not claim a unique replica ID")
-		}
+		return nil, err
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.ps = rdb.Subscribe(ctx)
-	msgs := s.ps.ChannelWithSubscriptions(redis.WithChannelSize(4096), redis.WithChannelSendTimeout(time.Second))
-	go s.receive(msgs)
+	s.subMu.Lock()
+	s.ps = s.listen()
+	s.subMu.Unlock()
 	if err := s.subscribeChannels(ctx, s.answerChannel(s.id), s.deletedChannel(), s.signalChannel()); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("redisstore: subscribing: %w", err)
 	}
+	s.wg.Add(1)
+	go s.heartbeat()
 	return s, nil
+}
+
+var errAllIDsTaken = errors.New("redisstore: could not claim a unique replica ID")
+
+// listen opens a subscription connection and starts the goroutine that
+// reads it; s.subMu is held.
+func (s *Store) listen() *redis.PubSub {
+	ps := s.rdb.Subscribe(s.ctx)
+	msgs := ps.ChannelWithSubscriptions(redis.WithChannelSize(4096), redis.WithChannelSendTimeout(time.Second))
+	s.wg.Add(1)
+	go s.receive(msgs)
+	return ps
 }
 
 // Configure selects the store in the runtime's options: sessions and events
@@ -182,6 +222,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Store, 
 //	st.Configure(&opts)
 //	srv := runtime.NewServer(opts)
 func (s *Store) Configure(o *runtime.Options) {
+	if o.Logger != nil && s.opts.Logger == nil {
+		s.logp.Store(o.Logger)
+	}
 	o.Sessions = s.Sessions()
 	o.Pending = s.Pending()
 	o.Events = eventStore{s: s, deletedWithSessions: true} // a session's Delete drops its events too
@@ -229,14 +272,21 @@ func (s *Store) Close() error {
 		delete(s.subs, ch)
 	}
 	s.mu.Unlock()
-	err := s.ps.Close()
-	s.cancel()
-	<-s.done
+	s.cancel() // the heartbeat stops before the subscription closes: it does not replace it
+	s.subMu.Lock()
+	var err error
+	if s.ps != nil {
+		err = s.ps.Close()
+	}
+	s.subMu.Unlock()
+	s.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.OpTimeout)
 	defer cancel()
-	s.rdb.Del(ctx, s.opts.Prefix+"replica:"+s.id)
+	s.rdb.Del(ctx, s.livenessKey(s.id)) // the other replicas take it for gone at once
 	return err
 }
+
+func (s *Store) logger() *slog.Logger { return s.logp.Load() }
 
 // op bounds one Redis operation.
 func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -251,7 +301,9 @@ func (s *Store) holderKey(session string) string { return s.opts.Prefix + "g:{" 
 func (s *Store) eventsKey(session, stream string) string {
 	return s.opts.Prefix + "e:{" + session + "}:" + stream
 }
-func (s *Store) streamsKey(session string) string { return s.opts.Prefix + "es:{" + session + "}" }
+func (s *Store) streamsKey(session string) string    { return s.opts.Prefix + "es:{" + session + "}" }
+func (s *Store) eventOrderKey(session string) string { return s.opts.Prefix + "eo:{" + session + "}" }
+func (s *Store) eventBytesKey(session string) string { return s.opts.Prefix + "eb:{" + session + "}" }
 func (s *Store) busChannel(session, topic string) string {
 	return s.opts.Prefix + "b:{" + session + "}:" + topic
 }
@@ -262,7 +314,7 @@ func (s *Store) signalChannel() string               { return s.opts.Prefix + "s
 // receive dispatches everything the pub/sub connection delivers. It never
 // blocks on a slow consumer.
 func (s *Store) receive(msgs <-chan any) {
-	defer close(s.done)
+	defer s.wg.Done()
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -312,8 +364,10 @@ func (s *Store) receiveOwn(payload []byte) {
 		s.receiveReply(payload)
 	case kindGET:
 		s.receiveGET(payload)
+	case kindProbe:
+		s.receiveProbe(payload)
 	default:
-		s.log.Warn("redisstore: unknown message on the replica's channel", "kind", payload[0])
+		s.logger().Warn("redisstore: unknown message on the replica's channel", "kind", payload[0])
 	}
 }
 
@@ -346,14 +400,14 @@ func (s *Store) subscribeChannels(ctx context.Context, channels ...string) error
 				delete(s.confirmed, ch)
 			}
 			s.mu.Unlock()
-			return err
+			return s.unavailable("subscribing", err)
 		}
 	}
 	for _, c := range waits {
 		select {
 		case <-c:
 		case <-ctx.Done():
-			return fmt.Errorf("redisstore: subscription not confirmed: %w", ctx.Err())
+			return s.unavailable("subscribing", fmt.Errorf("subscription not confirmed: %w", ctx.Err()))
 		}
 	}
 	return nil

@@ -159,7 +159,7 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*runtime
 			return nil, err
 		}
 		if err := ts.s.Signal(ctx, id, taskSignal, nil); err != nil {
-			ts.s.log.Warn("redisstore: announcing a task change", "task", id, "error", err.Error())
+			ts.s.logger().Warn("redisstore: announcing a task change", "task", id, "error", err.Error())
 		}
 		return out, nil
 	}
@@ -181,17 +181,26 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 	}
 	var all []*runtime.TaskRecord
 	if len(ids) > 0 {
-		keys := make([]string, len(ids))
-		for i, id := range ids {
-			keys[i] = ts.key(id)
-		}
-		vals, err := ts.s.rdb.MGet(ctx, keys...).Result()
-		if err != nil {
+		// One GET each in a pipeline, not an MGET: the tasks' keys are in
+		// different hash slots, which on a Redis Cluster one command cannot
+		// span (CROSSSLOT); the cluster client sends each node its part.
+		vals := make([]*redis.StringCmd, len(ids))
+		_, err := ts.s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, id := range ids {
+				vals[i] = p.Get(ctx, ts.key(id))
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
 		}
 		var gone []any
 		for i, v := range vals {
-			str, ok := v.(string)
+			str, err := v.Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
+			}
+			ok := err == nil
 			var t *runtime.TaskRecord
 			if ok {
 				t, err = decodeTask(ids[i], []byte(str))

@@ -88,7 +88,7 @@ func awaitTask(ctx context.Context, t *testing.T, c *cluster, url, id string, wa
 // A task created on replica A is polled and answered on B and its result
 // read on C; the handler runs on A throughout and resumes where it waited.
 func TestTaskCrossesThreeReplicas(t *testing.T) {
-	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t))
+	rs := startReplicas(t, 3, redisSpec(t), testPrefix(t))
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -135,7 +135,7 @@ func TestTaskCrossesThreeReplicas(t *testing.T) {
 // A task whose replica dies is reported failed, saying so, once the lease
 // that replica renewed lapses; it is neither lost nor working forever.
 func TestTaskOfKilledReplicaFails(t *testing.T) {
-	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t), "-task-lease", "900ms")
+	rs := startReplicas(t, 3, redisSpec(t), testPrefix(t), "-task-lease", "900ms")
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -162,7 +162,7 @@ func TestTaskOfKilledReplicaFails(t *testing.T) {
 // asks the task's question on its own stream; the answer is POSTed to C,
 // and the handler on A resumes; tasks/list on C finds the task.
 func TestLegacyTaskCrossesThreeReplicas(t *testing.T) {
-	rs := startReplicas(t, 3, redisAddr(t), testPrefix(t))
+	rs := startReplicas(t, 3, redisSpec(t), testPrefix(t))
 	c := newCluster(rs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

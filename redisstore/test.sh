@@ -1,63 +1,127 @@
 #!/usr/bin/env bash
-# Runs the redisstore tests against a real redis-server: installs it with
-# apt-get when missing, starts it on a free loopback port with a temporary
-# directory, runs the Go tests (three server replicas on that Redis, and a
-# private Redis the restart test stops and starts), and always stops it.
+# Runs the redisstore tests against real Redis deployments on loopback, each
+# started here on free ports in a temporary directory and always stopped:
+#
+#   bash redisstore/test.sh single     one redis-server: every test (three replica
+#                                      processes on it, and the tests that start a
+#                                      private server: outage, pause, round-trip
+#                                      counts, event bytes), then the benchmark once
+#   bash redisstore/test.sh cluster    a Redis Cluster of three primaries: every test
+#                                      that uses the shared deployment, the
+#                                      resharding test among them
+#   bash redisstore/test.sh sentinel   a primary, a replica and three sentinels: the
+#                                      failover test and the three-replica core
+#   bash redisstore/test.sh valkey     one valkey-server (Debian bookworm-backports):
+#                                      every test that uses the shared deployment
+#
+# Extra arguments go to go test. redis-server is installed with apt-get
+# when missing (root only), valkey-server from bookworm-backports through a
+# temporary apt configuration (the system's sources are not changed).
 set -euo pipefail
 cd "$(dirname "$0")"
+shape=${1:-single}
+[ $# -gt 0 ] && shift
 
-if ! command -v redis-server >/dev/null 2>&1; then
+need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "redis-server is missing and installing it needs root" >&2
+		echo "$1 is missing and installing it needs root" >&2
 		exit 1
 	fi
+}
+
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+	need_root redis-server
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+	apt-get install -y -qq --no-install-recommends redis-server redis-tools >/dev/null
 fi
-server=$(command -v redis-server)
 
-dir=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+# install_valkey fetches valkey-server and valkey-tools from Debian's
+# bookworm-backports (Debian 12 itself has no Valkey), from the mirror the
+# system's sources name, with an apt configuration of its own, and
+# installs them with their dependencies from the system's sources.
+install_valkey() {
+	need_root valkey-server
+	# The mirror the system's own sources name for Debian itself.
+	local mirror
+	mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+	if [ -z "$mirror" ]; then
+		mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
 	fi
-	rm -rf "$dir"
+	if [ -z "$mirror" ]; then
+		echo "no Debian mirror in the apt sources: cannot fetch valkey-server from bookworm-backports" >&2
+		exit 1
+	fi
+	local apt
+	apt=$(mktemp -d)
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
+	cat >"$apt/backports.sources" <<-EOF
+		Types: deb
+		URIs: $mirror
+		Suites: bookworm-backports
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	local opts=(-o "Dir::Etc::sourcelist=$apt/backports.sources" -o Dir::Etc::sourceparts=/dev/null
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root)
+	apt-get "${opts[@]}" update -qq
+	(cd "$apt/debs" && apt-get "${opts[@]}" download valkey-server valkey-tools)
+	export DEBIAN_FRONTEND=noninteractive
+	# Its dependencies are redis-server's: the system's lists have them once
+	# redis-server is installed; read them again only if they do not.
+	if ! apt-get install -y -qq --no-install-recommends "$apt"/debs/*.deb >/dev/null 2>&1; then
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "$apt"/debs/*.deb >/dev/null
+	fi
+	rm -rf "$apt"
 }
-trap cleanup EXIT
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-for attempt in 1 2 3 4 5; do
-	port=$(free_port)
-	"$server" --bind 127.0.0.1 --port "$port" --dir "$dir" --save '' --appendonly no \
-		--protected-mode yes --daemonize no --logfile "$dir/redis.log" &
-	pid=$!
-	for _ in $(seq 1 50); do
-		if redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null | grep -q PONG; then
-			break 2
-		fi
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	pid=""
-done
-if [ -z "$pid" ]; then
-	echo "could not start redis-server" >&2
-	cat "$dir/redis.log" >&2 || true
-	exit 1
+deploy_server=$(command -v redis-server)
+deploy_cli=$(command -v redis-cli)
+if [ "$shape" = valkey ]; then
+	command -v valkey-server >/dev/null 2>&1 || install_valkey
+	deploy_server=$(command -v valkey-server)
+	deploy_cli=$(command -v valkey-cli)
 fi
-echo "redis-server $("$server" --version | sed 's/.*v=\([^ ]*\).*/\1/') on 127.0.0.1:$port"
 
-export MCPGEN_REDIS_ADDR="127.0.0.1:$port"
-export MCPGEN_REDIS_SERVER="$server"
+deploy_dir=$(mktemp -d)
+# shellcheck source=deploy.sh
+source ./deploy.sh
+trap 'deploy_stop_all; rm -rf "$deploy_dir"' EXIT
+
+# The tests that start a private redis-server of their own
+# (MCPGEN_REDIS_SERVER): they do not depend on the shape, so only the
+# single run has them.
+private='^(TestRedisOutage|TestRedisPausedBoundsEveryCall|TestRoundTripsPerOperation|TestSessionEventBytesAreBounded)$'
+# The core of the three-replica tests, with the store's own: answers,
+# fallbacks, deletion, cancellation, changes, events, tasks.
+core='^(TestSentinelFailoverDuringTraffic|TestThreeReplicasServeOneSession|TestFallbackReachesTheGETStreamOnAnotherReplica|TestDeleteOnOneReplicaIs404OnAll|TestCancelReachesTheReplicaRunningTheCall|TestChangesReachTheGETStreamOnAnotherReplica|TestStreamReplaysOnAnyReplicaAndOnlyForItsSession|TestLegacyTaskCrossesThreeReplicas|TestAnswersAreRoutedToTheWaitingReplica|TestExpiredAndGoneRequestsAreExpiredEverywhere|TestBusCrossesReplicasAndClosesOnDelete|TestEventsReplayOnAnyReplica|TestSessionsAreSharedAndDeletedEverywhere)$'
+
+selection=()
+case "$shape" in
+single) start_single ;;
+cluster)
+	start_cluster
+	selection=(-skip "$private")
+	;;
+sentinel)
+	start_sentinel
+	selection=(-run "$core")
+	;;
+valkey)
+	start_single
+	selection=(-skip "$private")
+	;;
+*)
+	echo "usage: test.sh [single|cluster|sentinel|valkey] [go test flags]" >&2
+	exit 2
+	;;
+esac
+export MCPGEN_REDIS_SERVER="$deploy_server"
+
 go vet ./...
-go test -race -count=1 -timeout 15m "$@" ./...
-# The benchmark once, briefly and without -race, so CI shows the figures.
-go test -run "^$" -bench . -benchtime 200x -count=1 .
+go test -race -count=1 -timeout 15m "${selection[@]}" "$@" ./...
+if [ "$shape" = single ]; then
+	# The benchmark once, briefly and without -race, so CI shows the figures.
+	go test -run "^$" -bench . -benchtime 200x -count=1 .
+fi

@@ -260,8 +260,10 @@ func (c *Call) Log(ctx context.Context, level LogLevel, logger string, data any)
 	return c.peer.notify(ctx, methodLogMessage, p)
 }
 
-// AddContent appends blocks to the result (after the structured output's text
-// block for tools with an outputSchema).
+// AddContent appends blocks to the result. For a tool with an outputSchema
+// they replace the structured output's JSON text block, unless AddOutputJSON
+// asks for it among them; a tool that fails keeps them after its error's
+// text (tool_adapter.go).
 func (c *Call) AddContent(blocks ...Content) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -69,7 +69,11 @@ type ToolCall struct {
 // NewToolCall is what generated code wraps call in for a tool's handle.
 func NewToolCall(call *Call) ToolCall { return ToolCall{FeatureCall{call}} }
 
-// AddContent appends blocks to the result.
+// AddContent appends blocks to the result: text, images, audio, resource
+// links and embedded resources, each with its annotations. For a tool with
+// an outputSchema they are the content beside the structured output, in
+// place of its JSON text block unless AddOutputJSON asks for it too; when
+// the tool fails, they follow the error's text in the isError result.
 func (c ToolCall) AddContent(blocks ...Content) { c.call.AddContent(blocks...) }
 
 // State returns the state saved with SetState in an earlier round of this call (2026-07-28).

@@ -33,7 +33,7 @@ func TestCallHandlesDoNotGiveTheCallAway(t *testing.T) {
 			t.Errorf("ToolCall lacks FeatureCall.%s", name)
 		}
 	}
-	for _, name := range []string{"AddContent", "State", "SetState"} {
+	for _, name := range []string{"AddContent", "AddOutputJSON", "State", "SetState"} {
 		if !hasMethod(tool, name) {
 			t.Errorf("ToolCall lacks %s", name)
 		}

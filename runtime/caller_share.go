@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 )
 
@@ -18,9 +18,10 @@ import (
 // keep being served.
 //
 // A caller is the principal of the request's token (Options.Auth); without
-// one, the legacy session, or for 2026-07-28, which has no session, the
-// client's network address over HTTP and its connection over stdio
-// (callerOf in era.go's implementations).
+// one, the client's network address over HTTP (http_client_address.go), for
+// a legacy session the address its initialize came from, and the
+// connection over stdio (callerOf in era.go's implementations). A client
+// opening sessions gains nothing: they share its share.
 
 // CodeLimitExceeded answers a request refused because a bound of the
 // server was reached (the whole bound, or the caller's share of it); the
@@ -108,20 +109,21 @@ func callerOf(ctx context.Context, x era) string {
 	return x.caller()
 }
 
-// sessionCaller is the caller of a request of legacy session id.
-func sessionCaller(ctx context.Context, id string) string {
-	if k := principalKeyOf(ctx); k != "" {
-		return "p:" + k
+// parseTrustedProxies parses Options.TrustedProxies: addresses or CIDR
+// prefixes.
+func parseTrustedProxies(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list {
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("Options.TrustedProxies: %q is neither an IP address nor a CIDR prefix (like 10.0.0.0/8)", s)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
-	return "s:" + id
-}
-
-// addressCaller is the caller of a 2026-07-28 HTTP request without a
-// principal: the client's IP address (all its ports are one client).
-func addressCaller(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "a:" + host
+	return out, nil
 }

@@ -43,9 +43,19 @@ type eraClient struct {
 // elicitation and the tasks extension.
 func eraClients(t *testing.T, ts *httptest.Server, s *Server, token string) []eraClient {
 	t.Helper()
+	return eraClientsVia(t, ts, token, "")
+}
+
+// eraClientsVia are eraClients whose requests say, in X-Forwarded-For, that
+// a proxy forwards them for client address forwardedFor (none when "").
+func eraClientsVia(t *testing.T, ts *httptest.Server, token, forwardedFor string) []eraClient {
+	t.Helper()
 	auth := func(r *http.Request) {
 		if token != "" {
 			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		if forwardedFor != "" {
+			r.Header.Set("X-Forwarded-For", forwardedFor)
 		}
 	}
 	legacy := newClient(t, ts)
@@ -71,6 +81,9 @@ func eraClients(t *testing.T, ts *httptest.Server, s *Server, token string) []er
 			opts := []reqOpt{}
 			if token != "" {
 				opts = append(opts, withHeader("Authorization", "Bearer "+token))
+			}
+			if forwardedFor != "" {
+				opts = append(opts, withHeader("X-Forwarded-For", forwardedFor))
 			}
 			if tid, ok := params["taskId"].(string); ok {
 				opts = append(opts, withHeader(headerName, tid))

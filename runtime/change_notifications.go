@@ -76,21 +76,22 @@ type busChange struct {
 }
 
 // announce delivers ev on every replica: through the bus, whose
-// subscription delivers it here too, or, without one (or when publishing
-// fails), here only.
+// subscription (followChanges) delivers it here too, or, without one (or
+// when publishing fails), here only. The count Publish returns is not
+// consulted: a Redis Cluster counts the subscribers of one node only, so a
+// zero there does not mean that this replica's own subscription missed it,
+// and delivering here as well would send the change twice.
 func (c *changeFanout) announce(ev listenEvent) {
 	c.forget(ev)
 	if bus := c.bus; bus != nil {
 		msg, _ := json.Marshal(busChange{ev.method, ev.uri})
 		ctx, cancel := context.WithTimeout(c.base, changeLoadTimeout)
-		n, err := bus.Publish(ctx, busBroadcast, busTopicChanges, msg)
+		_, err := bus.Publish(ctx, busBroadcast, busTopicChanges, msg)
 		cancel()
-		if err == nil && n > 0 {
+		if err == nil {
 			return
 		}
-		if err != nil {
-			c.logger.Warn("publishing a change notification on the session bus", "method", ev.method, "error", err)
-		}
+		c.logger.Warn("publishing a change notification on the session bus", "method", ev.method, "error", err)
 	}
 	c.deliverChange(ev)
 }

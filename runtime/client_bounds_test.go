@@ -117,9 +117,10 @@ func TestMaxSessions(t *testing.T) {
 }
 
 // TestMaxGETStreams: a GET stream beyond MaxGETStreams gets 429 with
-// Retry-After; once one ends, a new one opens.
+// Retry-After; once one ends, a new one opens. (The clients share one
+// address: CallerShare 1 lets that caller reach the whole bound.)
 func TestMaxGETStreams(t *testing.T) {
-	_, ts := legacyServer(t, Options{MaxGETStreams: 2})
+	_, ts := legacyServer(t, Options{MaxGETStreams: 2, CallerShare: 1})
 	var gets []*http.Response
 	var clients []*client
 	for range 3 {

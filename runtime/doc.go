@@ -85,6 +85,7 @@
 //   - transports: http_handler.go (httpTransport: Origin, Host, bearer
 //     token, routing), http_auth.go, http_post.go, http_get.go,
 //     http_modern.go (the 2026-07-28 header checks), modern_http_stream.go,
+//     http_client_address.go (the caller of a request without a principal),
 //     stdio.go (stdioTransport).
 //   - fan-out: change_notifications.go (changeFanout: list and resource
 //     changes to every client, on every replica).
@@ -103,7 +104,7 @@
 //     interceptor_chain.go, interceptor.go, caller_share.go, options.go.
 //   - stores: session_store.go, pending_router.go, event_store.go,
 //     state_ledger.go, task_store.go.
-//   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go,
+//   - vocabulary: call.go, call_handle.go, tool.go, tool_output.go, tool_adapter.go,
 //     content.go, elicitation.go, url_elicitation.go, sampling.go,
 //     errors.go, version.go, optional.go, auth.go, jsonrpc.go,
 //     request_params.go, method_names.go, sse_writer.go.

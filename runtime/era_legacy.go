@@ -67,7 +67,7 @@ func (x *legacyExchange) caller() string {
 	if x.sess == nil {
 		return ""
 	}
-	return "s:" + x.sess.id
+	return x.sess.caller()
 }
 
 func (x *legacyExchange) clientCapabilities() ClientCapabilities {
@@ -218,7 +218,7 @@ func (c *sessionCore) run(ctx context.Context, x *legacyExchange, msg *message) 
 	if o.established != nil {
 		sess, err := x.establish(ctx, *o.established)
 		if err != nil {
-			return outcome{err: NewError(CodeInternalError, "creating the session: %v", err), status: 500}
+			return outcome{err: errStoreUnavailable, status: http.StatusServiceUnavailable} // the transport logs err (createSessionError)
 		}
 		x.sess = sess
 	}

@@ -121,6 +121,12 @@ func missingCapability(err error) *Error {
 	}
 }
 
+// errStoreUnavailable answers a request that a failed shared store
+// (ErrStoreUnavailable, or any error of a session lookup or creation that
+// is not ErrSessionNotFound) refused, with HTTP 503: a stable code and
+// message that name no address and no driver error.
+var errStoreUnavailable = &Error{Code: CodeInternalError, Message: "session store unavailable; try again later"}
+
 // errShuttingDown answers requests that arrive once Shutdown has begun.
 var errShuttingDown = &Error{Code: CodeInternalError, Message: "the server is shutting down"}
 

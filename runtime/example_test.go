@@ -110,6 +110,55 @@ func ExampleCall_Elicit() {
 	// [map[text:Deleted. type:text]]
 }
 
+// A tool with typed structured output that chooses its own content: an
+// image and a caption for the reader, beside the output a program reads. The
+// generated wiring of every tool is one such call (the handle type and the
+// Handler method are generated). Without AddContent the content would be
+// the output's JSON as one text block; with it the JSON block is left out
+// unless the handler asks for it with AddOutputJSON.
+func ExampleNewStructuredTool() {
+	type photoCall struct{ runtime.ToolCall } // a generated call handle, reduced to its common part
+	type photoInput struct {
+		Name string `json:"name"`
+	}
+	type photoOutput struct {
+		Width  int      `json:"width"`
+		Labels []string `json:"labels"`
+	}
+	describe := func(_ context.Context, call photoCall, in photoInput) (photoOutput, error) {
+		prio := 1.0
+		call.AddContent(
+			&runtime.ImageContent{Data: []byte("\x89PNG..."), MIMEType: "image/png"},
+			&runtime.TextContent{Text: in.Name + ": a cat on a sofa", Annotations: &runtime.Annotations{Audience: []string{"user"}, Priority: &prio}},
+		)
+		return photoOutput{Width: 640, Labels: []string{"cat", "sofa"}}, nil
+	}
+	srv := runtime.NewServer(runtime.Options{})
+	defer srv.Close()
+	err := srv.AddTool(runtime.NewStructuredTool(runtime.Tool{
+		Name: "describe_photo",
+		Definition: json.RawMessage(`{"name":"describe_photo","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},
+			"outputSchema":{"type":"object","properties":{"width":{"type":"integer"},"labels":{"type":"array","items":{"type":"string"}}},"required":["width","labels"]}}`),
+	}, func(call *runtime.Call) photoCall { return photoCall{runtime.NewToolCall(call)} }, describe))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	res := postModern(ts.URL, "tools/call", "describe_photo", map[string]any{"name": "describe_photo", "arguments": map[string]any{"name": "cat.png"}}, nil)
+	for _, block := range res["content"].([]any) {
+		b := block.(map[string]any)
+		fmt.Println(b["type"], b["mimeType"], b["text"], b["annotations"])
+	}
+	fmt.Println(res["structuredContent"])
+	// Output:
+	// image image/png <nil> <nil>
+	// text <nil> cat.png: a cat on a sofa map[audience:[user] priority:1]
+	// map[labels:[cat sofa] width:640]
+}
+
 // A prompt: its arguments arrive as strings, required ones checked.
 func ExampleServer_AddPrompt() {
 	srv := runtime.NewServer(runtime.Options{})

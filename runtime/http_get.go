@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -38,7 +39,7 @@ func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sess.release(sess.hold(r.Context()))
-	caller := sessionCaller(r.Context(), sess.id)
+	caller := sessionCaller(r.Context(), sess)
 	if e := t.d.streams.take(caller, 1); e != nil {
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, limitStatus, nil, e)
@@ -93,4 +94,12 @@ func (t *httpTransport) serveGET(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	st.pump(ctx, sw, gen, takeover, t.opts.keepAlive)
+}
+
+// sessionCaller is the caller of a request of legacy session sess.
+func sessionCaller(ctx context.Context, sess *session) string {
+	if k := principalKeyOf(ctx); k != "" {
+		return "p:" + k
+	}
+	return sess.caller()
 }

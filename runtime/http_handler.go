@@ -29,6 +29,7 @@ type httpTransport struct {
 	legacy   *sessionCore   // serves the requests of legacy sessions
 	modern   *statelessCore // serves 2026-07-28 requests
 	icpt     *interceptors  // nil when none: requests need not reach their contexts
+	clients  clientAddresses
 }
 
 // httpOptions are the Options the HTTP transport uses.
@@ -264,14 +265,28 @@ func (t *httpTransport) serveDELETE(w http.ResponseWriter, r *http.Request) {
 
 // sessionError answers a failed session lookup: 404 when the session is
 // unknown or terminated (the client initializes again), 503 when the store
-// failed (the client must not re-initialize because the store blinked).
+// failed (the client must not re-initialize because the store blinked),
+// with a message that names no address and no driver error: the store's
+// error goes to the log.
 func (t *httpTransport) sessionError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if errors.Is(err, ErrSessionNotFound) {
 		writeError(w, http.StatusNotFound, id, &Error{Code: CodeInvalidRequest, Message: "session not found (unknown or terminated); initialize again"})
 		return
 	}
-	writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
+	t.sessions.logger.Warn("the session store failed", "error", err)
+	writeStoreUnavailable(w, id)
 }
+
+// writeStoreUnavailable answers a request that a failed store refused: 503
+// and errStoreUnavailable, with Retry-After.
+func writeStoreUnavailable(w http.ResponseWriter, id json.RawMessage) {
+	w.Header().Set("Retry-After", storeRetryAfterSeconds)
+	writeError(w, http.StatusServiceUnavailable, id, errStoreUnavailable)
+}
+
+// storeRetryAfterSeconds is the Retry-After of a 503 for a failed store: a
+// store that blinked (a failover, a restart) is usually back within it.
+const storeRetryAfterSeconds = "1"
 
 // retryAfterSeconds is the Retry-After of a refusal for capacity (sessions,
 // GET streams): long enough not to hammer the server, short enough that a
@@ -280,7 +295,8 @@ const retryAfterSeconds = "5"
 
 // createSessionError answers a failed session creation: 503 with
 // Retry-After when MaxSessions are open (the server is full, not broken),
-// 500 otherwise.
+// and 503 with errStoreUnavailable when the store could not keep it (the
+// store's error goes to the log).
 func (t *httpTransport) createSessionError(w http.ResponseWriter, id json.RawMessage, err error) {
 	if errors.Is(err, ErrTooManySessions) {
 		w.Header().Set("Retry-After", retryAfterSeconds)
@@ -288,7 +304,8 @@ func (t *httpTransport) createSessionError(w http.ResponseWriter, id json.RawMes
 			Message: "too many sessions on this server (Options.MaxSessions); try again later"})
 		return
 	}
-	writeError(w, http.StatusInternalServerError, id, &Error{Code: CodeInternalError, Message: "creating the session: " + err.Error()})
+	t.sessions.logger.Warn("creating a session: the session store failed", "error", err)
+	writeStoreUnavailable(w, id)
 }
 
 // withHTTPRequest makes r reachable from the contexts of its messages.

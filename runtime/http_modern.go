@@ -77,7 +77,7 @@ func (t *httpTransport) serveModernHTTP(w http.ResponseWriter, r *http.Request, 
 		refuse(msg.ID, e)
 		return
 	}
-	out.finish(t.modern.serve(r.Context(), msg, meta, out, addressCaller(r)))
+	out.finish(t.modern.serve(r.Context(), msg, meta, out, t.clients.callerOf(r)))
 }
 
 // isModernNoSession reports whether a GET or DELETE without Mcp-Session-Id

@@ -78,6 +78,7 @@ func (t *httpTransport) servePOST(w http.ResponseWriter, r *http.Request) {
 func (t *httpTransport) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message) {
 	var createErr error
 	x := &legacyExchange{establish: func(ctx context.Context, st SessionState) (*session, error) {
+		st.Caller = t.clients.callerOf(r)
 		sess, err := t.sessions.createSession(ctx, st)
 		createErr = err
 		return sess, err
@@ -110,8 +111,9 @@ func (t *httpTransport) serveMessages(w http.ResponseWriter, r *http.Request, se
 			res, err := t.sessions.serveAnswer(sess, m)
 			switch {
 			case err != nil:
-				refused = encodeError(m.ID, &Error{Code: CodeInternalError, Message: "session store unavailable: " + err.Error()})
+				refused = encodeError(m.ID, errStoreUnavailable) // serveAnswer logged err
 				status = http.StatusServiceUnavailable
+				w.Header().Set("Retry-After", storeRetryAfterSeconds)
 			case res == Expired:
 				refused = encodeError(m.ID, &Error{Code: CodeRequestExpired, Message: "request expired: the server stopped waiting for this answer"})
 				status = http.StatusGone

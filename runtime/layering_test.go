@@ -33,7 +33,7 @@ var tiers = []tier{
 	}},
 	{"transports", []string{
 		// Bytes in and out: HTTP (both eras on one endpoint) and stdio.
-		"http_handler.go", "http_post.go", "http_get.go", "http_modern.go", "http_auth.go",
+		"http_handler.go", "http_post.go", "http_get.go", "http_modern.go", "http_auth.go", "http_client_address.go",
 		"modern_http_stream.go", "stdio.go",
 	}},
 	{"fan-out", []string{
@@ -76,7 +76,7 @@ var tiers = []tier{
 	{"vocabulary", []string{
 		// The words every tier uses: the public types, the JSON-RPC
 		// envelope, method names.
-		"call.go", "call_handle.go", "tool.go", "tool_output.go", "content.go", "elicitation.go", "url_elicitation.go",
+		"call.go", "call_handle.go", "tool.go", "tool_output.go", "tool_adapter.go", "content.go", "elicitation.go", "url_elicitation.go",
 		"sampling.go", "errors.go", "version.go", "optional.go", "auth.go", "jsonrpc.go",
 		"request_params.go", "method_names.go", "sse_writer.go",
 	}},

@@ -190,11 +190,20 @@ type Options struct {
 	// MaxTaskBytes, MaxGETStreams, MaxConcurrentCalls) that one caller may
 	// hold, so that one client cannot take a whole bound from the others.
 	// A caller is the principal of the request's token with Auth; without
-	// it, the legacy session, or for 2026-07-28 the client's network
-	// address (its connection over stdio). CallerShare 0 means 0.1 (a
-	// tenth). At most 1 (one caller may take a whole bound); a caller may
-	// always hold one unit.
+	// it, the client's network address over HTTP (an IPv6 client's /64;
+	// behind a reverse proxy, see TrustedProxies), shared by all the legacy
+	// sessions it opens and its 2026-07-28 requests, and its connection over
+	// stdio. CallerShare 0 means 0.1 (a tenth). At most 1 (one caller may
+	// take a whole bound); a caller may always hold one unit.
 	CallerShare float64
+	// TrustedProxies are the reverse proxies (IP addresses or CIDR
+	// prefixes, like "10.0.0.0/8") whose X-Forwarded-For header names the
+	// client: a request whose peer is one of them is the caller the header
+	// names (its right-most entry that is not a trusted proxy). Without it
+	// every client behind a proxy is the proxy's address, one caller
+	// sharing one CallerShare. Never list an address that clients reach the
+	// server from directly: they could name any caller they like.
+	TrustedProxies []string
 	// MaxTaskBytes bounds the bytes of the task results this process keeps
 	// (each until its task's TTL passes); a result that does not fit, in
 	// the whole bound or in its caller's share, fails its task with an
@@ -305,6 +314,9 @@ func (o Options) Validate() error {
 		return err
 	}
 	if err := o.checkStateKey(versions); err != nil {
+		return err
+	}
+	if _, err := parseTrustedProxies(o.TrustedProxies); err != nil {
 		return err
 	}
 	if o.Auth != nil {

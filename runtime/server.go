@@ -99,7 +99,9 @@ func NewServer(opts Options) *Server {
 	legacy := &sessionCore{d: d, logger: logger, closing: &s.closing, maxCallsPerSession: opts.MaxCallsPerSession}
 	modern := &statelessCore{d: d, base: base,
 		rounds: &roundSealer{sealer: sealer, ledger: ledger, singleUseAll: opts.SingleUseState, singleUseTools: opts.SingleUseTools}}
-	s.http = &httpTransport{opts: newHTTPOptions(opts), auth: auth, d: d, sessions: s.sessions, legacy: legacy, modern: modern, icpt: d.icpt}
+	trusted, _ := parseTrustedProxies(opts.TrustedProxies) // Validate checked them
+	s.http = &httpTransport{opts: newHTTPOptions(opts), auth: auth, d: d, sessions: s.sessions, legacy: legacy, modern: modern, icpt: d.icpt,
+		clients: clientAddresses{trusted: trusted}}
 	s.stdio = &stdioTransport{sessions: s.sessions, legacy: legacy, modern: modern, d: d, changes: s.changes, maxLine: opts.MaxBodyBytes}
 
 	core := index(coreMethods)

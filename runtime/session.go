@@ -164,6 +164,18 @@ func (sess *session) version() string {
 	return sess.state.ProtocolVersion
 }
 
+// caller is the caller the session's requests count against without a
+// principal: the address it was opened from, else the session itself (a
+// stdio connection).
+func (sess *session) caller() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if c := sess.state.Caller; c != "" {
+		return c
+	}
+	return "s:" + sess.id
+}
+
 // update changes the session's state atomically in the store (another
 // replica, or another request of this one, may change it at the same time:
 // a log level, a resource subscription) and keeps the result as the local

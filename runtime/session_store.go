@@ -12,6 +12,17 @@ import (
 // expired). Over HTTP it is a 404, which tells the client to initialize again.
 var ErrSessionNotFound = errors.New("mcpgen: unknown or terminated session")
 
+// ErrStoreUnavailable: a shared store (sessions, events, answers between
+// replicas, tasks) failed or did not answer in time. A store's errors may
+// reach clients inside error messages, so a store reports such a failure
+// with an error that errors.Is this one and whose text names no address
+// and no driver error (redisstore's UnavailableError: "session store
+// unavailable"), and logs the detail itself. Clients get HTTP 503 with
+// JSON-RPC -32603 "session store unavailable; try again later" wherever
+// the status can still be chosen (docs/replicas.md); the runtime never
+// copies a failed store's error text into that answer.
+var ErrStoreUnavailable = errors.New("mcpgen: session store unavailable")
+
 // SessionState is what a legacy session carries between requests: what was
 // negotiated in initialize and what the client set since.
 type SessionState struct {
@@ -25,8 +36,12 @@ type SessionState struct {
 	// (resources/subscribe), in subscription order.
 	Subscriptions []string `json:"subscriptions,omitempty"`
 	// Principal is a digest of the issuer and subject of the token that
-	// created the session; only that principal may use it (session_table.go).
+	// created the session; only that principal may use it.
 	Principal string `json:"principal,omitempty"`
+	// Caller is who the session's requests without a principal count
+	// against in the server's bounds (Options.CallerShare): the network
+	// address its initialize came from. Empty: the session itself.
+	Caller string `json:"caller,omitempty"`
 }
 
 // SessionStore keeps legacy sessions. The in-memory default serves one
@@ -130,7 +145,10 @@ type SessionBus interface {
 	// cancel is called or ctx ends.
 	Subscribe(ctx context.Context, sessionID, topic string) (msgs <-chan []byte, cancel func(), err error)
 	// Publish sends msg to the current subscribers and returns how many
-	// there were.
+	// there were, as far as the bus can tell: on a Redis Cluster the count
+	// is one node's, so the runtime does not read it for change
+	// notifications (a bus with GETRoutes carries fallback messages without
+	// it).
 	Publish(ctx context.Context, sessionID, topic string, msg []byte) (int, error)
 }
 

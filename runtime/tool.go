@@ -66,31 +66,26 @@ func (r *ToolResult) MarshalJSON() ([]byte, error) {
 	}{content, r.StructuredContent, r.IsError})
 }
 
-// ContentResult is what generated code returns for a tool without an
-// outputSchema: the handler's blocks plus any the call added.
+// ContentResult is the result of a tool without an outputSchema: the
+// handler's blocks plus any the call added (NewContentTool).
 func ContentResult(call *Call, blocks []Content) *ToolResult {
-	return &ToolResult{Content: append(blocks, call.extraContent()...)}
+	return &ToolResult{Content: append(blocks, withoutMarks(call.extraContent())...)}
 }
 
-// StructuredResult is what generated code returns for a tool with an
-// outputSchema: out as structuredContent, the same JSON as a text block (so
-// clients that ignore structuredContent still see it), then any blocks the
-// call added.
+// StructuredResult is the result of a tool with an outputSchema: out as
+// structuredContent, and as content the blocks the call added or, when it
+// added none, the same JSON as a text block (NewStructuredTool).
 func StructuredResult(call *Call, out any) (*ToolResult, error) {
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the tool's output: %w", err)
-	}
-	blocks := append([]Content{Text(string(b))}, call.extraContent()...)
-	return &ToolResult{Content: blocks, StructuredContent: b}, nil
+	return structuredResult(call, out, nil)
 }
 
 // toolErrorResult turns a handler error into what the model reads: an isError
-// result carrying the message. Protocol-level outcomes (*Error,
-// ErrInputRequired, ErrCapabilityMissing) are not tool errors; callers check
-// them before calling this.
+// result carrying the message, then the blocks the handler added before it
+// failed. Protocol-level outcomes (*Error, ErrInputRequired,
+// ErrCapabilityMissing) are not tool errors; callers check them before
+// calling this.
 func toolErrorResult(err error) *ToolResult {
-	return &ToolResult{Content: []Content{Text(err.Error())}, IsError: true}
+	return &ToolResult{Content: append([]Content{Text(err.Error())}, addedContent(err)...), IsError: true}
 }
 
 // registeredTool is a Tool with its input schema compiled.

@@ -7,14 +7,19 @@ import (
 	"strings"
 )
 
-// IsAtLeastVersion0_4_0 is referenced by generated code as
+// IsAtLeastVersion0_5_0 is referenced by generated code as
 //
-//	const _ = runtime.IsAtLeastVersion0_4_0
+//	const _ = runtime.IsAtLeastVersion0_5_0
 //
 // A generator newer than this runtime emits a reference to a constant that does
 // not exist yet, so the build fails at that line instead of misbehaving at run
 // time. The fix is to upgrade the runtime (go get github.com/mcpgen/mcpgen@latest)
 // or to regenerate with the generator version that matches it.
+const IsAtLeastVersion0_5_0 = true
+
+// IsAtLeastVersion0_4_0 is what code generated before tools were wired with
+// NewStructuredTool and NewContentTool references; this runtime still serves
+// it.
 const IsAtLeastVersion0_4_0 = true
 
 // IsAtLeastVersion0_3_0 is what code generated before call handles embedded

@@ -97,11 +97,19 @@ part "generated code is up to date" bash scripts/check-generated.sh
 part "conformance suite (2025-11-25 and 2026-07-28)" bash scripts/conformance.sh
 part "real client SDKs" bash interop/run.sh
 part "skills extension (conformance scenarios, real clients)" bash scripts/skills.sh
+part "events: webhook signatures checked by standardwebhooks (npm)" bash ext/events/interop/run.sh
+part "server cards: read cross-origin by headless Chromium (about 40s)" bash ext/servercard/interop/run.sh
 part "authorization (real authorization server and clients)" bash authtest/run.sh
 part "MCP Apps in headless Chromium, and the basic-vanillajs port" bash apptest/run.sh
-# The Redis stage installs redis-server when missing; the benchmark smoke run,
-# after it, also runs mcpgen on Redis.
-[ -f redisstore/test.sh ] && part "three replicas on Redis" bash redisstore/test.sh
+# The Redis stages install redis-server when missing (Valkey from Debian's
+# backports); each starts its deployment on loopback and stops it. The
+# benchmark smoke run, after them, also runs mcpgen on Redis.
+if [ -f redisstore/test.sh ]; then
+	part "three replicas on Redis" bash redisstore/test.sh single
+	part "three replicas on a Redis Cluster (resharding included)" bash redisstore/test.sh cluster
+	part "three replicas on Redis Sentinel (a failover)" bash redisstore/test.sh sentinel
+	part "three replicas on Valkey" bash redisstore/test.sh valkey
+fi
 part "benchmark smoke run" bash bench/smoke.sh
 
 echo

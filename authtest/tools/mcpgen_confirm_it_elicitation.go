@@ -13,12 +13,16 @@ type ConfirmIt struct {
 	Confirm bool `json:"confirm"`
 }
 
+// ConfirmItElicitationName is the name of elicitation confirm_it, as call handles ask for it
+// and the test client answers it.
+const ConfirmItElicitationName = "confirm_it"
+
 // confirmItElicitation declares the confirm_it elicitation (form mode).
 //
 // Sure?
 var confirmItElicitation = &runtime.Elicitation{
-	Name:            "confirm_it",
+	Name:            ConfirmItElicitationName,
 	Mode:            "form",
 	Message:         "Sure?",
-	RequestedSchema: json.RawMessage("{\"type\": \"object\", \"properties\": {\"confirm\": {\"type\": \"boolean\"}}, \"required\": [\"confirm\"]}"),
+	RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}`),
 }

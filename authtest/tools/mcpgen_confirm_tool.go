@@ -9,9 +9,17 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ConfirmToolName is the name of tool confirm: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const ConfirmToolName = "confirm"
+
 // confirmDefinition is tool confirm as tools/list advertises it: as written in confirm.json,
 // without mcpgen's own keys.
-const confirmDefinition = "{\n  \"name\": \"confirm\",\n  \"description\": \"Asks the client to confirm, then reports who called it; needs mcp:read.\",\n  \"inputSchema\": {\"type\": \"object\"}\n}"
+const confirmDefinition = `{
+  "name": "confirm",
+  "description": "Asks the client to confirm, then reports who called it; needs mcp:read.",
+  "inputSchema": {"type": "object"}
+}`
 
 // ConfirmInput is the arguments of tool confirm.
 type ConfirmInput struct{}
@@ -37,21 +45,12 @@ func (c ConfirmCall) ElicitConfirmIt(ctx context.Context, message string) (Confi
 
 // confirmTool wires tool confirm to h.
 func confirmTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "confirm",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         ConfirmToolName,
 		Definition:   json.RawMessage(confirmDefinition),
 		Elicitations: []*runtime.Elicitation{confirmItElicitation},
 		Scopes:       []string{"mcp:read"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ConfirmInput
-			if err := runtime.DecodeArguments("confirm", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Confirm(ctx, ConfirmCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ConfirmCall {
+		return ConfirmCall{runtime.NewToolCall(call), call}
+	}, h.Confirm)
 }

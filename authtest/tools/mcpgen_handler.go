@@ -4,18 +4,18 @@ package tools
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// Confirm handles tool confirm.
 	//
@@ -31,33 +31,34 @@ type Handler interface {
 	Write(ctx context.Context, call WriteCall, in WriteInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Confirm reports that tool confirm is not implemented.
 func (UnimplementedHandler) Confirm(context.Context, ConfirmCall, ConfirmInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"confirm\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ConfirmToolName)
 }
 
 // Read reports that tool read is not implemented.
 func (UnimplementedHandler) Read(context.Context, ReadCall, ReadInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadToolName)
 }
 
 // Write reports that tool write is not implemented.
 func (UnimplementedHandler) Write(context.Context, WriteCall, WriteInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"write\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", WriteToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		confirmTool(h),
 		readTool(h),
 		writeTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -3,15 +3,22 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReadToolName is the name of tool read: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const ReadToolName = "read"
+
 // readDefinition is tool read as tools/list advertises it: as written in read.json, without
 // mcpgen's own keys.
-const readDefinition = "{\n  \"name\": \"read\",\n  \"description\": \"Reports who called it; needs mcp:read.\",\n  \"inputSchema\": {\"type\": \"object\"}\n}"
+const readDefinition = `{
+  "name": "read",
+  "description": "Reports who called it; needs mcp:read.",
+  "inputSchema": {"type": "object"}
+}`
 
 // ReadInput is the arguments of tool read.
 type ReadInput struct{}
@@ -25,20 +32,11 @@ type ReadCall struct {
 
 // readTool wires tool read to h.
 func readTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "read",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReadToolName,
 		Definition: json.RawMessage(readDefinition),
 		Scopes:     []string{"mcp:read"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReadInput
-			if err := runtime.DecodeArguments("read", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Read(ctx, ReadCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReadCall {
+		return ReadCall{runtime.NewToolCall(call)}
+	}, h.Read)
 }

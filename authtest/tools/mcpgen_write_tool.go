@@ -3,15 +3,22 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// WriteToolName is the name of tool write: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const WriteToolName = "write"
+
 // writeDefinition is tool write as tools/list advertises it: as written in write.json, without
 // mcpgen's own keys.
-const writeDefinition = "{\n  \"name\": \"write\",\n  \"description\": \"Reports who called it; needs mcp:write.\",\n  \"inputSchema\": {\"type\": \"object\"}\n}"
+const writeDefinition = `{
+  "name": "write",
+  "description": "Reports who called it; needs mcp:write.",
+  "inputSchema": {"type": "object"}
+}`
 
 // WriteInput is the arguments of tool write.
 type WriteInput struct{}
@@ -25,20 +32,11 @@ type WriteCall struct {
 
 // writeTool wires tool write to h.
 func writeTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "write",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       WriteToolName,
 		Definition: json.RawMessage(writeDefinition),
 		Scopes:     []string{"mcp:write"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in WriteInput
-			if err := runtime.DecodeArguments("write", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Write(ctx, WriteCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) WriteCall {
+		return WriteCall{runtime.NewToolCall(call)}
+	}, h.Write)
 }

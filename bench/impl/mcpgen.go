@@ -32,6 +32,9 @@ type MCPGenOptions struct {
 	// routes answers and fallback messages through it (redisstore), as one
 	// replica of a deployment does.
 	RedisAddr string
+	// RedisCluster, when set, does the same on the Redis Cluster these
+	// nodes belong to (a go-redis cluster client).
+	RedisCluster []string
 	// Prefix is the Redis key prefix; "" means redisstore's default.
 	Prefix string
 	// KeepAlive is the runtime's keep-alive interval; 0 means its default.
@@ -43,9 +46,15 @@ type MCPGenOptions struct {
 func NewMCPGen(o MCPGenOptions) (http.Handler, func(), error) {
 	opts := runtime.Options{Name: "bench-mcpgen", Version: "0.1.0", MaxSessions: -1, KeepAlive: o.KeepAlive}
 	release := func() {} // the store and its client, when on Redis
-	if o.RedisAddr != "" {
-		rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, ContextTimeoutEnabled: true, PoolSize: 64,
-			DisableIdentity: true}) // a new connection is one round trip (HELLO)
+	if o.RedisAddr != "" || len(o.RedisCluster) > 0 {
+		var rdb redis.UniversalClient
+		if len(o.RedisCluster) > 0 {
+			rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: o.RedisCluster, ContextTimeoutEnabled: true, PoolSize: 64,
+				DisableIdentity: true})
+		} else {
+			rdb = redis.NewClient(&redis.Options{Addr: o.RedisAddr, ContextTimeoutEnabled: true, PoolSize: 64,
+				DisableIdentity: true}) // a new connection is one round trip (HELLO)
+		}
 		store, err := redisstore.New(context.Background(), rdb, redisstore.Options{Prefix: o.Prefix})
 		if err != nil {
 			rdb.Close()

@@ -3,15 +3,38 @@
 package mcpgentools
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// AddToolName is the name of tool add: what tools/call names, and what an interceptor sees as
+// runtime.IncomingRequest.Name.
+const AddToolName = "add"
+
 // addDefinition is tool add as tools/list advertises it: as written in add.json, without
 // mcpgen's own keys.
-const addDefinition = "{\n  \"name\": \"add\",\n  \"description\": \"Add two numbers and return their sum.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"a\": { \"type\": \"number\" },\n      \"b\": { \"type\": \"number\" }\n    },\n    \"required\": [\"a\", \"b\"],\n    \"additionalProperties\": false\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"sum\": { \"type\": \"number\" }\n    },\n    \"required\": [\"sum\"],\n    \"additionalProperties\": false\n  }\n}"
+const addDefinition = `{
+  "name": "add",
+  "description": "Add two numbers and return their sum.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "a": { "type": "number" },
+      "b": { "type": "number" }
+    },
+    "required": ["a", "b"],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "sum": { "type": "number" }
+    },
+    "required": ["sum"],
+    "additionalProperties": false
+  }
+}`
 
 // AddInput is the arguments of tool add.
 type AddInput struct {
@@ -33,19 +56,10 @@ type AddCall struct {
 
 // addTool wires tool add to h.
 func addTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "add",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       AddToolName,
 		Definition: json.RawMessage(addDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in AddInput
-			if err := runtime.DecodeArguments("add", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Add(ctx, AddCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) AddCall {
+		return AddCall{runtime.NewToolCall(call)}
+	}, h.Add)
 }

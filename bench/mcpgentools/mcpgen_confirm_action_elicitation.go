@@ -16,12 +16,22 @@ type ConfirmAction struct {
 	Confirm bool `json:"confirm"`
 }
 
+// ConfirmActionElicitationName is the name of elicitation confirm_action, as call handles ask
+// for it and the test client answers it.
+const ConfirmActionElicitationName = "confirm_action"
+
 // confirmActionElicitation declares the confirm_action elicitation (form mode).
 //
 // The one-boolean form confirm asks for.
 var confirmActionElicitation = &runtime.Elicitation{
-	Name:            "confirm_action",
-	Mode:            "form",
-	Message:         "Go ahead?",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"confirm\": { \"type\": \"boolean\", \"title\": \"Confirm\", \"description\": \"Go ahead?\" }\n    },\n    \"required\": [\"confirm\"]\n  }"),
+	Name:    ConfirmActionElicitationName,
+	Mode:    "form",
+	Message: "Go ahead?",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "confirm": { "type": "boolean", "title": "Confirm", "description": "Go ahead?" }
+    },
+    "required": ["confirm"]
+  }`),
 }

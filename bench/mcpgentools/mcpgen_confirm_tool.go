@@ -9,9 +9,23 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ConfirmToolName is the name of tool confirm: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const ConfirmToolName = "confirm"
+
 // confirmDefinition is tool confirm as tools/list advertises it: as written in confirm.json,
 // without mcpgen's own keys.
-const confirmDefinition = "{\n  \"name\": \"confirm\",\n  \"description\": \"Ask the user to confirm, then report the answer.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"item\": { \"type\": \"string\" }\n    },\n    \"additionalProperties\": false\n  }\n}"
+const confirmDefinition = `{
+  "name": "confirm",
+  "description": "Ask the user to confirm, then report the answer.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "item": { "type": "string" }
+    },
+    "additionalProperties": false
+  }
+}`
 
 // ConfirmInput is the arguments of tool confirm.
 type ConfirmInput struct {
@@ -39,20 +53,11 @@ func (c ConfirmCall) ElicitConfirmAction(ctx context.Context, message string) (C
 
 // confirmTool wires tool confirm to h.
 func confirmTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "confirm",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         ConfirmToolName,
 		Definition:   json.RawMessage(confirmDefinition),
 		Elicitations: []*runtime.Elicitation{confirmActionElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ConfirmInput
-			if err := runtime.DecodeArguments("confirm", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Confirm(ctx, ConfirmCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ConfirmCall {
+		return ConfirmCall{runtime.NewToolCall(call), call}
+	}, h.Confirm)
 }

@@ -4,20 +4,22 @@ package mcpgentools
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// Add handles tool add.
+	// Add handles tool add. Its output goes out as structuredContent, and as a JSON text block
+	// unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON keeps the
+	// JSON block among them).
 	//
 	// Add two numbers and return their sum.
 	Add(ctx context.Context, call AddCall, in AddInput) (AddOutput, error)
@@ -27,27 +29,28 @@ type Handler interface {
 	Confirm(ctx context.Context, call ConfirmCall, in ConfirmInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Add reports that tool add is not implemented.
 func (UnimplementedHandler) Add(context.Context, AddCall, AddInput) (AddOutput, error) {
-	return AddOutput{}, errors.New("tool \"add\" is not implemented")
+	return AddOutput{}, fmt.Errorf("tool %q is not implemented", AddToolName)
 }
 
 // Confirm reports that tool confirm is not implemented.
 func (UnimplementedHandler) Confirm(context.Context, ConfirmCall, ConfirmInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"confirm\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ConfirmToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		addTool(h),
 		confirmTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -88,21 +88,12 @@ func runGenerate(out, pkg string, check bool, inputs []string, stdout, stderr io
 			return usageError{err}
 		}
 	}
-	skillDirs, jsonInputs, err := generator.SplitSkillInputs(inputs)
+	cfg, err := generator.ReadPaths(inputs, out)
 	if err != nil {
 		return err
 	}
-	skills, err := generator.ReadSkills(skillDirs, out)
-	if err != nil {
-		return err
-	}
-	var files []generator.InputFile
-	if len(jsonInputs) > 0 {
-		if files, err = generator.ReadInputs(jsonInputs); err != nil {
-			return err
-		}
-	}
-	res, err := generator.Generate(generator.Config{Package: pkg, Inputs: files, Skills: skills, Dir: out, ImportPath: importPathOf(out)})
+	cfg.Package, cfg.Dir, cfg.ImportPath = pkg, out, importPathOf(out)
+	res, err := generator.Generate(cfg)
 	if res != nil {
 		fmt.Fprint(stderr, res.Diagnostics.String())
 	}

@@ -101,9 +101,9 @@ func TestMissingMethodsReportIsPasteReady(t *testing.T) {
 	}
 	report := gaps[0].String("notes")
 	for _, want := range []string{
-		"mcpgen: *Tools (tools.go:5) lacks 4 methods of Handler; the build would stop at the first. Paste all 4 into a file of yours in notes/ (they use the packages context, errors and github.com/mcpgen/mcpgen/runtime):\n",
-		"// RenameNote handles tool rename_note.\n//\n// Renames a note.\nfunc (t *Tools) RenameNote(ctx context.Context, call RenameNoteCall, in RenameNoteInput) ([]runtime.Content, error) {\n\treturn nil, errors.New(\"tool \\\"rename_note\\\" is not implemented\")\n}\n",
-		"func (t *Tools) CountNotes(ctx context.Context, call CountNotesCall, in CountNotesInput) (CountNotesOutput, error) {\n\treturn CountNotesOutput{}, errors.New(",
+		"mcpgen: *Tools (tools.go:5) lacks 4 methods of Handler; the build would stop at the first. Paste all 4 into a file of yours in notes/ (they use the packages context, fmt and github.com/mcpgen/mcpgen/runtime):\n",
+		"// RenameNote handles tool rename_note.\n//\n// Renames a note.\nfunc (t *Tools) RenameNote(ctx context.Context, call RenameNoteCall, in RenameNoteInput) ([]runtime.Content, error) {\n\treturn nil, fmt.Errorf(\"tool %q is not implemented\", RenameNoteToolName)\n}\n",
+		"func (t *Tools) CountNotes(ctx context.Context, call CountNotesCall, in CountNotesInput) (CountNotesOutput, error) {\n\treturn CountNotesOutput{}, fmt.Errorf(",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks\n%s\nin:\n%s", want, report)

@@ -61,12 +61,44 @@ func (v *ConfirmCommitSignoff) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ConfirmCommitElicitationName is the name of elicitation confirm_commit, as call handles ask
+// for it and the test client answers it.
+const ConfirmCommitElicitationName = "confirm_commit"
+
 // confirmCommitElicitation declares the confirm_commit elicitation (form mode).
 //
 // Review the commit before it is recorded
 var confirmCommitElicitation = &runtime.Elicitation{
-	Name:            "confirm_commit",
-	Mode:            "form",
-	Message:         "Review the commit before it is recorded",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"approve\": {\n        \"type\": \"boolean\"\n      },\n      \"amendMessage\": {\n        \"type\": \"string\",\n        \"maxLength\": 500\n      },\n      \"signoff\": {\n        \"type\": \"string\",\n        \"oneOf\": [\n          {\n            \"const\": \"none\",\n            \"title\": \"No sign-off\"\n          },\n          {\n            \"const\": \"signed\",\n            \"title\": \"Signed-off-by\"\n          }\n        ],\n        \"default\": \"none\"\n      }\n    },\n    \"required\": [\n      \"approve\"\n    ]\n  }"),
+	Name:    ConfirmCommitElicitationName,
+	Mode:    "form",
+	Message: "Review the commit before it is recorded",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "approve": {
+        "type": "boolean"
+      },
+      "amendMessage": {
+        "type": "string",
+        "maxLength": 500
+      },
+      "signoff": {
+        "type": "string",
+        "oneOf": [
+          {
+            "const": "none",
+            "title": "No sign-off"
+          },
+          {
+            "const": "signed",
+            "title": "Signed-off-by"
+          }
+        ],
+        "default": "none"
+      }
+    },
+    "required": [
+      "approve"
+    ]
+  }`),
 }

@@ -14,12 +14,28 @@ type ConfirmDrop struct {
 	TableName string `json:"tableName"`
 }
 
+// ConfirmDropElicitationName is the name of elicitation confirm_drop, as call handles ask for
+// it and the test client answers it.
+const ConfirmDropElicitationName = "confirm_drop"
+
 // confirmDropElicitation declares the confirm_drop elicitation (form mode).
 //
 // Type the table name to confirm dropping it
 var confirmDropElicitation = &runtime.Elicitation{
-	Name:            "confirm_drop",
-	Mode:            "form",
-	Message:         "Type the table name to confirm dropping it",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"tableName\": {\n        \"type\": \"string\",\n        \"title\": \"Table name\",\n        \"minLength\": 1\n      }\n    },\n    \"required\": [\n      \"tableName\"\n    ]\n  }"),
+	Name:    ConfirmDropElicitationName,
+	Mode:    "form",
+	Message: "Type the table name to confirm dropping it",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "tableName": {
+        "type": "string",
+        "title": "Table name",
+        "minLength": 1
+      }
+    },
+    "required": [
+      "tableName"
+    ]
+  }`),
 }

@@ -27,12 +27,33 @@ func (v *ConfirmOverwrite) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ConfirmOverwriteElicitationName is the name of elicitation confirm_overwrite, as call
+// handles ask for it and the test client answers it.
+const ConfirmOverwriteElicitationName = "confirm_overwrite"
+
 // confirmOverwriteElicitation declares the confirm_overwrite elicitation (form mode).
 //
 // Ask before overwriting an existing file
 var confirmOverwriteElicitation = &runtime.Elicitation{
-	Name:            "confirm_overwrite",
-	Mode:            "form",
-	Message:         "The file exists. Overwrite it?",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"overwrite\": {\n        \"type\": \"boolean\",\n        \"title\": \"Overwrite\",\n        \"default\": false\n      },\n      \"backup\": {\n        \"type\": \"boolean\",\n        \"title\": \"Keep a backup\",\n        \"default\": true\n      }\n    },\n    \"required\": [\n      \"overwrite\"\n    ]\n  }"),
+	Name:    ConfirmOverwriteElicitationName,
+	Mode:    "form",
+	Message: "The file exists. Overwrite it?",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "overwrite": {
+        "type": "boolean",
+        "title": "Overwrite",
+        "default": false
+      },
+      "backup": {
+        "type": "boolean",
+        "title": "Keep a backup",
+        "default": true
+      }
+    },
+    "required": [
+      "overwrite"
+    ]
+  }`),
 }

@@ -3,15 +3,36 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// CreateDirectoryToolName is the name of tool create_directory: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const CreateDirectoryToolName = "create_directory"
+
 // createDirectoryDefinition is tool create_directory as tools/list advertises it: as written
 // in filesystem.json, without mcpgen's own keys.
-const createDirectoryDefinition = "{\n      \"name\": \"create_directory\",\n      \"description\": \"Create a new directory or ensure a directory exists. Creates parent directories as needed.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"idempotentHint\": true\n      }\n    }"
+const createDirectoryDefinition = `{
+      "name": "create_directory",
+      "description": "Create a new directory or ensure a directory exists. Creates parent directories as needed.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "annotations": {
+        "idempotentHint": true
+      }
+    }`
 
 // CreateDirectoryInput is the arguments of tool create_directory.
 type CreateDirectoryInput struct {
@@ -27,19 +48,10 @@ type CreateDirectoryCall struct {
 
 // createDirectoryTool wires tool create_directory to h.
 func createDirectoryTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "create_directory",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       CreateDirectoryToolName,
 		Definition: json.RawMessage(createDirectoryDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in CreateDirectoryInput
-			if err := runtime.DecodeArguments("create_directory", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.CreateDirectory(ctx, CreateDirectoryCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) CreateDirectoryCall {
+		return CreateDirectoryCall{runtime.NewToolCall(call)}
+	}, h.CreateDirectory)
 }

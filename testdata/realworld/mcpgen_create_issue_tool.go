@@ -10,9 +10,75 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// CreateIssueToolName is the name of tool create_issue: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const CreateIssueToolName = "create_issue"
+
 // createIssueDefinition is tool create_issue as tools/list advertises it: as written in
 // tracker.json, without mcpgen's own keys.
-const createIssueDefinition = "{\n      \"name\": \"create_issue\",\n      \"description\": \"Create a new issue in a project\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"project\": {\n            \"type\": \"string\",\n            \"description\": \"Project key, e.g. ENG\"\n          },\n          \"title\": {\n            \"type\": \"string\"\n          },\n          \"body\": {\n            \"type\": \"string\"\n          },\n          \"priority\": {\n            \"type\": \"string\",\n            \"enum\": [\n              \"urgent\",\n              \"high\",\n              \"medium\",\n              \"low\"\n            ],\n            \"default\": \"medium\"\n          },\n          \"labels\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          \"assigneeId\": {\n            \"type\": \"string\"\n          },\n          \"dueDate\": {\n            \"type\": \"string\",\n            \"format\": \"date\"\n          }\n        },\n        \"required\": [\n          \"project\",\n          \"title\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issueId\": {\n            \"type\": \"string\"\n          },\n          \"url\": {\n            \"type\": \"string\",\n            \"format\": \"uri\"\n          }\n        },\n        \"required\": [\n          \"issueId\",\n          \"url\"\n        ]\n      }\n    }"
+const createIssueDefinition = `{
+      "name": "create_issue",
+      "description": "Create a new issue in a project",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "project": {
+            "type": "string",
+            "description": "Project key, e.g. ENG"
+          },
+          "title": {
+            "type": "string"
+          },
+          "body": {
+            "type": "string"
+          },
+          "priority": {
+            "type": "string",
+            "enum": [
+              "urgent",
+              "high",
+              "medium",
+              "low"
+            ],
+            "default": "medium"
+          },
+          "labels": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "assigneeId": {
+            "type": "string"
+          },
+          "dueDate": {
+            "type": "string",
+            "format": "date"
+          }
+        },
+        "required": [
+          "project",
+          "title"
+        ],
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "issueId": {
+            "type": "string"
+          },
+          "url": {
+            "type": "string",
+            "format": "uri"
+          }
+        },
+        "required": [
+          "issueId",
+          "url"
+        ]
+      }
+    }`
 
 // CreateIssueInput is the arguments of tool create_issue.
 type CreateIssueInput struct {
@@ -125,20 +191,11 @@ func (c CreateIssueCall) RequireTrackerLogin(message string, url func(*runtime.U
 
 // createIssueTool wires tool create_issue to h.
 func createIssueTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "create_issue",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:         CreateIssueToolName,
 		Definition:   json.RawMessage(createIssueDefinition),
 		Elicitations: []*runtime.Elicitation{trackerLoginElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in CreateIssueInput
-			if err := runtime.DecodeArguments("create_issue", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.CreateIssue(ctx, CreateIssueCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) CreateIssueCall {
+		return CreateIssueCall{runtime.NewToolCall(call), call}
+	}, h.CreateIssue)
 }

@@ -9,9 +9,35 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DropTableToolName is the name of tool drop_table: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const DropTableToolName = "drop_table"
+
 // dropTableDefinition is tool drop_table as tools/list advertises it: as written in
 // database.json, without mcpgen's own keys.
-const dropTableDefinition = "{\n      \"name\": \"drop_table\",\n      \"description\": \"Drop a table after confirmation\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"table\": {\n            \"type\": \"string\"\n          },\n          \"cascade\": {\n            \"type\": \"boolean\",\n            \"default\": false\n          }\n        },\n        \"required\": [\n          \"table\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
+const dropTableDefinition = `{
+      "name": "drop_table",
+      "description": "Drop a table after confirmation",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "table": {
+            "type": "string"
+          },
+          "cascade": {
+            "type": "boolean",
+            "default": false
+          }
+        },
+        "required": [
+          "table"
+        ],
+        "additionalProperties": false
+      },
+      "annotations": {
+        "destructiveHint": true
+      }
+    }`
 
 // DropTableInput is the arguments of tool drop_table.
 type DropTableInput struct {
@@ -51,20 +77,11 @@ func (c DropTableCall) ElicitConfirmDrop(ctx context.Context, message string) (C
 
 // dropTableTool wires tool drop_table to h.
 func dropTableTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "drop_table",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         DropTableToolName,
 		Definition:   json.RawMessage(dropTableDefinition),
 		Elicitations: []*runtime.Elicitation{confirmDropElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DropTableInput
-			if err := runtime.DecodeArguments("drop_table", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.DropTable(ctx, DropTableCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) DropTableCall {
+		return DropTableCall{runtime.NewToolCall(call), call}
+	}, h.DropTable)
 }

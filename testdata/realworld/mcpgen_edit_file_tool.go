@@ -3,22 +3,77 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// EditFileToolName is the name of tool edit_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const EditFileToolName = "edit_file"
+
 // editFileDefinition is tool edit_file as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const editFileDefinition = "{\n      \"name\": \"edit_file\",\n      \"description\": \"Make line-based edits to a text file. Returns a git-style diff showing the changes made.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"edits\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"object\",\n              \"properties\": {\n                \"oldText\": {\n                  \"type\": \"string\",\n                  \"description\": \"Text to search for - must match exactly\"\n                },\n                \"newText\": {\n                  \"type\": \"string\",\n                  \"description\": \"Text to replace with\"\n                }\n              },\n              \"required\": [\n                \"oldText\",\n                \"newText\"\n              ],\n              \"additionalProperties\": false\n            }\n          },\n          \"dryRun\": {\n            \"type\": \"boolean\",\n            \"default\": false,\n            \"description\": \"Preview changes using git-style diff format\"\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"edits\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
+const editFileDefinition = `{
+      "name": "edit_file",
+      "description": "Make line-based edits to a text file. Returns a git-style diff showing the changes made.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          },
+          "edits": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "oldText": {
+                  "type": "string",
+                  "description": "Text to search for - must match exactly"
+                },
+                "newText": {
+                  "type": "string",
+                  "description": "Text to replace with"
+                }
+              },
+              "required": [
+                "oldText",
+                "newText"
+              ],
+              "additionalProperties": false
+            }
+          },
+          "dryRun": {
+            "type": "boolean",
+            "default": false,
+            "description": "Preview changes using git-style diff format"
+          }
+        },
+        "required": [
+          "path",
+          "edits"
+        ],
+        "additionalProperties": false
+      }
+    }`
 
 // EditFileInput is the arguments of tool edit_file.
 type EditFileInput struct {
-	Path  string                   `json:"path"`
+	Path string `json:"path"`
+	// The schema requires an array: nil goes out as [].
 	Edits []EditFileInputEditsItem `json:"edits"`
 	// Preview changes using git-style diff format
 	DryRun bool `json:"dryRun"`
+}
+
+// MarshalJSON sends a nil Edits as [], which the schema requires.
+func (v EditFileInput) MarshalJSON() ([]byte, error) {
+	type plain EditFileInput
+	if v.Edits == nil {
+		v.Edits = []EditFileInputEditsItem{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // UnmarshalJSON fills in the schema's defaults for absent properties.
@@ -50,19 +105,10 @@ type EditFileCall struct {
 
 // editFileTool wires tool edit_file to h.
 func editFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "edit_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       EditFileToolName,
 		Definition: json.RawMessage(editFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in EditFileInput
-			if err := runtime.DecodeArguments("edit_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.EditFile(ctx, EditFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) EditFileCall {
+		return EditFileCall{runtime.NewToolCall(call)}
+	}, h.EditFile)
 }

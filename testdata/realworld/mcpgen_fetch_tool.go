@@ -3,15 +3,51 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// FetchToolName is the name of tool fetch: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const FetchToolName = "fetch"
+
 // fetchDefinition is tool fetch as tools/list advertises it: as written in fetch.json, without
 // mcpgen's own keys.
-const fetchDefinition = "{\n  \"name\": \"fetch\",\n  \"title\": \"Fetch\",\n  \"description\": \"Fetches a URL from the internet and optionally extracts its contents as markdown.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"url\": {\n        \"type\": \"string\",\n        \"format\": \"uri\",\n        \"description\": \"URL to fetch\"\n      },\n      \"max_length\": {\n        \"type\": \"integer\",\n        \"default\": 5000,\n        \"exclusiveMinimum\": 0,\n        \"exclusiveMaximum\": 1000000\n      },\n      \"start_index\": {\n        \"type\": \"integer\",\n        \"default\": 0,\n        \"minimum\": 0\n      },\n      \"raw\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      }\n    },\n    \"required\": [\n      \"url\"\n    ],\n    \"additionalProperties\": false\n  }\n}"
+const fetchDefinition = `{
+  "name": "fetch",
+  "title": "Fetch",
+  "description": "Fetches a URL from the internet and optionally extracts its contents as markdown.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "url": {
+        "type": "string",
+        "format": "uri",
+        "description": "URL to fetch"
+      },
+      "max_length": {
+        "type": "integer",
+        "default": 5000,
+        "exclusiveMinimum": 0,
+        "exclusiveMaximum": 1000000
+      },
+      "start_index": {
+        "type": "integer",
+        "default": 0,
+        "minimum": 0
+      },
+      "raw": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "url"
+    ],
+    "additionalProperties": false
+  }
+}`
 
 // FetchInput is the arguments of tool fetch.
 type FetchInput struct {
@@ -46,19 +82,10 @@ type FetchCall struct {
 
 // fetchTool wires tool fetch to h.
 func fetchTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "fetch",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       FetchToolName,
 		Definition: json.RawMessage(fetchDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in FetchInput
-			if err := runtime.DecodeArguments("fetch", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Fetch(ctx, FetchCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) FetchCall {
+		return FetchCall{runtime.NewToolCall(call)}
+	}, h.Fetch)
 }

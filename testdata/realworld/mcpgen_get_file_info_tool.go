@@ -3,16 +3,61 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GetFileInfoToolName is the name of tool get_file_info: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const GetFileInfoToolName = "get_file_info"
+
 // getFileInfoDefinition is tool get_file_info as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const getFileInfoDefinition = "{\n      \"name\": \"get_file_info\",\n      \"description\": \"Retrieve detailed metadata about a file or directory.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"size\": {\n            \"type\": \"integer\"\n          },\n          \"created\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"modified\": {\n            \"type\": \"string\",\n            \"format\": \"date-time\"\n          },\n          \"isDirectory\": {\n            \"type\": \"boolean\"\n          },\n          \"permissions\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"size\",\n          \"modified\",\n          \"isDirectory\"\n        ]\n      }\n    }"
+const getFileInfoDefinition = `{
+      "name": "get_file_info",
+      "description": "Retrieve detailed metadata about a file or directory.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "size": {
+            "type": "integer"
+          },
+          "created": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "modified": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "isDirectory": {
+            "type": "boolean"
+          },
+          "permissions": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "size",
+          "modified",
+          "isDirectory"
+        ]
+      }
+    }`
 
 // GetFileInfoInput is the arguments of tool get_file_info.
 type GetFileInfoInput struct {
@@ -37,19 +82,10 @@ type GetFileInfoCall struct {
 
 // getFileInfoTool wires tool get_file_info to h.
 func getFileInfoTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "get_file_info",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       GetFileInfoToolName,
 		Definition: json.RawMessage(getFileInfoDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GetFileInfoInput
-			if err := runtime.DecodeArguments("get_file_info", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.GetFileInfo(ctx, GetFileInfoCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) GetFileInfoCall {
+		return GetFileInfoCall{runtime.NewToolCall(call)}
+	}, h.GetFileInfo)
 }

@@ -9,9 +9,32 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GitCommitToolName is the name of tool git_commit: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const GitCommitToolName = "git_commit"
+
 // gitCommitDefinition is tool git_commit as tools/list advertises it: as written in git.json,
 // without mcpgen's own keys.
-const gitCommitDefinition = "{\n    \"name\": \"git_commit\",\n    \"description\": \"Records changes to the repository\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"message\": {\n          \"type\": \"string\"\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"message\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
+const gitCommitDefinition = `{
+    "name": "git_commit",
+    "description": "Records changes to the repository",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "repo_path": {
+          "type": "string"
+        },
+        "message": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "repo_path",
+        "message"
+      ],
+      "additionalProperties": false
+    }
+  }`
 
 // GitCommitInput is the arguments of tool git_commit.
 type GitCommitInput struct {
@@ -40,20 +63,11 @@ func (c GitCommitCall) ElicitConfirmCommit(ctx context.Context, message string) 
 
 // gitCommitTool wires tool git_commit to h.
 func gitCommitTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "git_commit",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         GitCommitToolName,
 		Definition:   json.RawMessage(gitCommitDefinition),
 		Elicitations: []*runtime.Elicitation{confirmCommitElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GitCommitInput
-			if err := runtime.DecodeArguments("git_commit", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GitCommit(ctx, GitCommitCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GitCommitCall {
+		return GitCommitCall{runtime.NewToolCall(call), call}
+	}, h.GitCommit)
 }

@@ -3,15 +3,43 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GitCreateBranchToolName is the name of tool git_create_branch: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const GitCreateBranchToolName = "git_create_branch"
+
 // gitCreateBranchDefinition is tool git_create_branch as tools/list advertises it: as written
 // in git.json, without mcpgen's own keys.
-const gitCreateBranchDefinition = "{\n    \"name\": \"git_create_branch\",\n    \"description\": \"Creates a new branch from an optional base branch\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"branch_name\": {\n          \"type\": \"string\"\n        },\n        \"base_branch\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"branch_name\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
+const gitCreateBranchDefinition = `{
+    "name": "git_create_branch",
+    "description": "Creates a new branch from an optional base branch",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "repo_path": {
+          "type": "string"
+        },
+        "branch_name": {
+          "type": "string"
+        },
+        "base_branch": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "required": [
+        "repo_path",
+        "branch_name"
+      ],
+      "additionalProperties": false
+    }
+  }`
 
 // GitCreateBranchInput is the arguments of tool git_create_branch.
 type GitCreateBranchInput struct {
@@ -29,19 +57,10 @@ type GitCreateBranchCall struct {
 
 // gitCreateBranchTool wires tool git_create_branch to h.
 func gitCreateBranchTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "git_create_branch",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GitCreateBranchToolName,
 		Definition: json.RawMessage(gitCreateBranchDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GitCreateBranchInput
-			if err := runtime.DecodeArguments("git_create_branch", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GitCreateBranch(ctx, GitCreateBranchCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GitCreateBranchCall {
+		return GitCreateBranchCall{runtime.NewToolCall(call)}
+	}, h.GitCreateBranch)
 }

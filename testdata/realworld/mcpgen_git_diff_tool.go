@@ -3,15 +3,41 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GitDiffToolName is the name of tool git_diff: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const GitDiffToolName = "git_diff"
+
 // gitDiffDefinition is tool git_diff as tools/list advertises it: as written in git.json,
 // without mcpgen's own keys.
-const gitDiffDefinition = "{\n    \"name\": \"git_diff\",\n    \"description\": \"Shows differences between branches or commits\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"target\": {\n          \"type\": \"string\"\n        },\n        \"context_lines\": {\n          \"type\": \"integer\",\n          \"default\": 3\n        }\n      },\n      \"required\": [\n        \"repo_path\",\n        \"target\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
+const gitDiffDefinition = `{
+    "name": "git_diff",
+    "description": "Shows differences between branches or commits",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "repo_path": {
+          "type": "string"
+        },
+        "target": {
+          "type": "string"
+        },
+        "context_lines": {
+          "type": "integer",
+          "default": 3
+        }
+      },
+      "required": [
+        "repo_path",
+        "target"
+      ],
+      "additionalProperties": false
+    }
+  }`
 
 // GitDiffInput is the arguments of tool git_diff.
 type GitDiffInput struct {
@@ -40,19 +66,10 @@ type GitDiffCall struct {
 
 // gitDiffTool wires tool git_diff to h.
 func gitDiffTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "git_diff",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GitDiffToolName,
 		Definition: json.RawMessage(gitDiffDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GitDiffInput
-			if err := runtime.DecodeArguments("git_diff", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GitDiff(ctx, GitDiffCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GitDiffCall {
+		return GitDiffCall{runtime.NewToolCall(call)}
+	}, h.GitDiff)
 }

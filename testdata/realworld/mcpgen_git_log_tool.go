@@ -3,16 +3,78 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GitLogToolName is the name of tool git_log: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const GitLogToolName = "git_log"
+
 // gitLogDefinition is tool git_log as tools/list advertises it: as written in git.json,
 // without mcpgen's own keys.
-const gitLogDefinition = "{\n    \"name\": \"git_log\",\n    \"description\": \"Shows the commit logs\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        },\n        \"max_count\": {\n          \"type\": \"integer\",\n          \"default\": 10\n        },\n        \"start_timestamp\": {\n          \"type\": \"string\",\n          \"description\": \"Start timestamp for filtering commits\",\n          \"format\": \"date-time\"\n        }\n      },\n      \"required\": [\n        \"repo_path\"\n      ],\n      \"additionalProperties\": false\n    },\n    \"outputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"commits\": {\n          \"type\": \"array\",\n          \"items\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"sha\": {\n                \"type\": \"string\"\n              },\n              \"author\": {\n                \"type\": \"string\"\n              },\n              \"date\": {\n                \"type\": \"string\",\n                \"format\": \"date-time\"\n              },\n              \"message\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"sha\",\n              \"author\",\n              \"date\",\n              \"message\"\n            ]\n          }\n        }\n      },\n      \"required\": [\n        \"commits\"\n      ]\n    }\n  }"
+const gitLogDefinition = `{
+    "name": "git_log",
+    "description": "Shows the commit logs",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "repo_path": {
+          "type": "string"
+        },
+        "max_count": {
+          "type": "integer",
+          "default": 10
+        },
+        "start_timestamp": {
+          "type": "string",
+          "description": "Start timestamp for filtering commits",
+          "format": "date-time"
+        }
+      },
+      "required": [
+        "repo_path"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "commits": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "sha": {
+                "type": "string"
+              },
+              "author": {
+                "type": "string"
+              },
+              "date": {
+                "type": "string",
+                "format": "date-time"
+              },
+              "message": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "sha",
+              "author",
+              "date",
+              "message"
+            ]
+          }
+        }
+      },
+      "required": [
+        "commits"
+      ]
+    }
+  }`
 
 // GitLogInput is the arguments of tool git_log.
 type GitLogInput struct {
@@ -35,7 +97,17 @@ func (v *GitLogInput) UnmarshalJSON(b []byte) error {
 
 // GitLogOutput is the structured output of tool git_log.
 type GitLogOutput struct {
+	// The schema requires an array: nil goes out as [].
 	Commits []GitLogOutputCommitsItem `json:"commits"`
+}
+
+// MarshalJSON sends a nil Commits as [], which the schema requires.
+func (v GitLogOutput) MarshalJSON() ([]byte, error) {
+	type plain GitLogOutput
+	if v.Commits == nil {
+		v.Commits = []GitLogOutputCommitsItem{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // GitLogOutputCommitsItem is the schema at /outputSchema/properties/commits/items of tool
@@ -56,19 +128,10 @@ type GitLogCall struct {
 
 // gitLogTool wires tool git_log to h.
 func gitLogTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "git_log",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       GitLogToolName,
 		Definition: json.RawMessage(gitLogDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GitLogInput
-			if err := runtime.DecodeArguments("git_log", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.GitLog(ctx, GitLogCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) GitLogCall {
+		return GitLogCall{runtime.NewToolCall(call)}
+	}, h.GitLog)
 }

@@ -3,15 +3,33 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GitStatusToolName is the name of tool git_status: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const GitStatusToolName = "git_status"
+
 // gitStatusDefinition is tool git_status as tools/list advertises it: as written in git.json,
 // without mcpgen's own keys.
-const gitStatusDefinition = "{\n    \"name\": \"git_status\",\n    \"description\": \"Shows the working tree status\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"repo_path\": {\n          \"type\": \"string\"\n        }\n      },\n      \"required\": [\n        \"repo_path\"\n      ],\n      \"additionalProperties\": false\n    }\n  }"
+const gitStatusDefinition = `{
+    "name": "git_status",
+    "description": "Shows the working tree status",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "repo_path": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "repo_path"
+      ],
+      "additionalProperties": false
+    }
+  }`
 
 // GitStatusInput is the arguments of tool git_status.
 type GitStatusInput struct {
@@ -27,19 +45,10 @@ type GitStatusCall struct {
 
 // gitStatusTool wires tool git_status to h.
 func gitStatusTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "git_status",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GitStatusToolName,
 		Definition: json.RawMessage(gitStatusDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GitStatusInput
-			if err := runtime.DecodeArguments("git_status", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GitStatus(ctx, GitStatusCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GitStatusCall {
+		return GitStatusCall{runtime.NewToolCall(call)}
+	}, h.GitStatus)
 }

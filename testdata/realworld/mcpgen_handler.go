@@ -4,24 +4,28 @@ package realworld
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// Query handles tool query.
+	// Query handles tool query. Its output goes out as structuredContent, and as a JSON text block
+	// unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON keeps the
+	// JSON block among them).
 	//
 	// Run a read-only SQL query
 	Query(ctx context.Context, call QueryCall, in QueryInput) (QueryOutput, error)
-	// ListTables handles tool list_tables.
+	// ListTables handles tool list_tables. Its output goes out as structuredContent, and as a JSON
+	// text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// List the tables of a schema
 	ListTables(ctx context.Context, call ListTablesCall, in ListTablesInput) (ListTablesOutput, error)
@@ -46,7 +50,9 @@ type Handler interface {
 	//
 	// Make line-based edits to a text file. Returns a git-style diff showing the changes made.
 	EditFile(ctx context.Context, call EditFileCall, in EditFileInput) ([]runtime.Content, error)
-	// ListDirectory handles tool list_directory.
+	// ListDirectory handles tool list_directory. Its output goes out as structuredContent, and as
+	// a JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Get a detailed listing of all files and directories in a specified path.
 	ListDirectory(ctx context.Context, call ListDirectoryCall, in ListDirectoryInput) (ListDirectoryOutput, error)
@@ -54,7 +60,9 @@ type Handler interface {
 	//
 	// Recursively search for files and directories matching a pattern.
 	SearchFiles(ctx context.Context, call SearchFilesCall, in SearchFilesInput) ([]runtime.Content, error)
-	// GetFileInfo handles tool get_file_info.
+	// GetFileInfo handles tool get_file_info. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Retrieve detailed metadata about a file or directory.
 	GetFileInfo(ctx context.Context, call GetFileInfoCall, in GetFileInfoInput) (GetFileInfoOutput, error)
@@ -78,7 +86,9 @@ type Handler interface {
 	//
 	// Records changes to the repository
 	GitCommit(ctx context.Context, call GitCommitCall, in GitCommitInput) ([]runtime.Content, error)
-	// GitLog handles tool git_log.
+	// GitLog handles tool git_log. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Shows the commit logs
 	GitLog(ctx context.Context, call GitLogCall, in GitLogInput) (GitLogOutput, error)
@@ -86,7 +96,9 @@ type Handler interface {
 	//
 	// Creates a new branch from an optional base branch
 	GitCreateBranch(ctx context.Context, call GitCreateBranchCall, in GitCreateBranchInput) ([]runtime.Content, error)
-	// CreateIssue handles tool create_issue.
+	// CreateIssue handles tool create_issue. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Create a new issue in a project
 	CreateIssue(ctx context.Context, call CreateIssueCall, in CreateIssueInput) (CreateIssueOutput, error)
@@ -94,119 +106,122 @@ type Handler interface {
 	//
 	// Update fields of an existing issue
 	UpdateIssue(ctx context.Context, call UpdateIssueCall, in UpdateIssueInput) ([]runtime.Content, error)
-	// SearchIssues handles tool search_issues.
+	// SearchIssues handles tool search_issues. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Search issues with a query language
 	SearchIssues(ctx context.Context, call SearchIssuesCall, in SearchIssuesInput) (SearchIssuesOutput, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Query reports that tool query is not implemented.
 func (UnimplementedHandler) Query(context.Context, QueryCall, QueryInput) (QueryOutput, error) {
-	return QueryOutput{}, errors.New("tool \"query\" is not implemented")
+	return QueryOutput{}, fmt.Errorf("tool %q is not implemented", QueryToolName)
 }
 
 // ListTables reports that tool list_tables is not implemented.
 func (UnimplementedHandler) ListTables(context.Context, ListTablesCall, ListTablesInput) (ListTablesOutput, error) {
-	return ListTablesOutput{}, errors.New("tool \"list_tables\" is not implemented")
+	return ListTablesOutput{}, fmt.Errorf("tool %q is not implemented", ListTablesToolName)
 }
 
 // DropTable reports that tool drop_table is not implemented.
 func (UnimplementedHandler) DropTable(context.Context, DropTableCall, DropTableInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"drop_table\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", DropTableToolName)
 }
 
 // Fetch reports that tool fetch is not implemented.
 func (UnimplementedHandler) Fetch(context.Context, FetchCall, FetchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"fetch\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", FetchToolName)
 }
 
 // ReadTextFile reports that tool read_text_file is not implemented.
 func (UnimplementedHandler) ReadTextFile(context.Context, ReadTextFileCall, ReadTextFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read_text_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadTextFileToolName)
 }
 
 // WriteFile reports that tool write_file is not implemented.
 func (UnimplementedHandler) WriteFile(context.Context, WriteFileCall, WriteFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"write_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", WriteFileToolName)
 }
 
 // EditFile reports that tool edit_file is not implemented.
 func (UnimplementedHandler) EditFile(context.Context, EditFileCall, EditFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"edit_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", EditFileToolName)
 }
 
 // ListDirectory reports that tool list_directory is not implemented.
 func (UnimplementedHandler) ListDirectory(context.Context, ListDirectoryCall, ListDirectoryInput) (ListDirectoryOutput, error) {
-	return ListDirectoryOutput{}, errors.New("tool \"list_directory\" is not implemented")
+	return ListDirectoryOutput{}, fmt.Errorf("tool %q is not implemented", ListDirectoryToolName)
 }
 
 // SearchFiles reports that tool search_files is not implemented.
 func (UnimplementedHandler) SearchFiles(context.Context, SearchFilesCall, SearchFilesInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"search_files\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", SearchFilesToolName)
 }
 
 // GetFileInfo reports that tool get_file_info is not implemented.
 func (UnimplementedHandler) GetFileInfo(context.Context, GetFileInfoCall, GetFileInfoInput) (GetFileInfoOutput, error) {
-	return GetFileInfoOutput{}, errors.New("tool \"get_file_info\" is not implemented")
+	return GetFileInfoOutput{}, fmt.Errorf("tool %q is not implemented", GetFileInfoToolName)
 }
 
 // MoveFile reports that tool move_file is not implemented.
 func (UnimplementedHandler) MoveFile(context.Context, MoveFileCall, MoveFileInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"move_file\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MoveFileToolName)
 }
 
 // CreateDirectory reports that tool create_directory is not implemented.
 func (UnimplementedHandler) CreateDirectory(context.Context, CreateDirectoryCall, CreateDirectoryInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"create_directory\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", CreateDirectoryToolName)
 }
 
 // GitStatus reports that tool git_status is not implemented.
 func (UnimplementedHandler) GitStatus(context.Context, GitStatusCall, GitStatusInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_status\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GitStatusToolName)
 }
 
 // GitDiff reports that tool git_diff is not implemented.
 func (UnimplementedHandler) GitDiff(context.Context, GitDiffCall, GitDiffInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_diff\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GitDiffToolName)
 }
 
 // GitCommit reports that tool git_commit is not implemented.
 func (UnimplementedHandler) GitCommit(context.Context, GitCommitCall, GitCommitInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_commit\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GitCommitToolName)
 }
 
 // GitLog reports that tool git_log is not implemented.
 func (UnimplementedHandler) GitLog(context.Context, GitLogCall, GitLogInput) (GitLogOutput, error) {
-	return GitLogOutput{}, errors.New("tool \"git_log\" is not implemented")
+	return GitLogOutput{}, fmt.Errorf("tool %q is not implemented", GitLogToolName)
 }
 
 // GitCreateBranch reports that tool git_create_branch is not implemented.
 func (UnimplementedHandler) GitCreateBranch(context.Context, GitCreateBranchCall, GitCreateBranchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"git_create_branch\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GitCreateBranchToolName)
 }
 
 // CreateIssue reports that tool create_issue is not implemented.
 func (UnimplementedHandler) CreateIssue(context.Context, CreateIssueCall, CreateIssueInput) (CreateIssueOutput, error) {
-	return CreateIssueOutput{}, errors.New("tool \"create_issue\" is not implemented")
+	return CreateIssueOutput{}, fmt.Errorf("tool %q is not implemented", CreateIssueToolName)
 }
 
 // UpdateIssue reports that tool update_issue is not implemented.
 func (UnimplementedHandler) UpdateIssue(context.Context, UpdateIssueCall, UpdateIssueInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"update_issue\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", UpdateIssueToolName)
 }
 
 // SearchIssues reports that tool search_issues is not implemented.
 func (UnimplementedHandler) SearchIssues(context.Context, SearchIssuesCall, SearchIssuesInput) (SearchIssuesOutput, error) {
-	return SearchIssuesOutput{}, errors.New("tool \"search_issues\" is not implemented")
+	return SearchIssuesOutput{}, fmt.Errorf("tool %q is not implemented", SearchIssuesToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		queryTool(h),
 		listTablesTool(h),
 		dropTableTool(h),
@@ -228,7 +243,7 @@ func Register(s *runtime.Server, h Handler) error {
 		updateIssueTool(h),
 		searchIssuesTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

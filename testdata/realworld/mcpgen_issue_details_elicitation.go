@@ -52,12 +52,40 @@ func (v *IssueDetailsComponentsItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// IssueDetailsElicitationName is the name of elicitation issue_details, as call handles ask
+// for it and the test client answers it.
+const IssueDetailsElicitationName = "issue_details"
+
 // issueDetailsElicitation declares the issue_details elicitation (form mode).
 //
 // Extra details for the issue update
 var issueDetailsElicitation = &runtime.Elicitation{
-	Name:            "issue_details",
-	Mode:            "form",
-	Message:         "Extra details for the issue update",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"components\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"api\",\n            \"web\",\n            \"mobile\"\n          ]\n        }\n      },\n      \"estimate\": {\n        \"type\": \"integer\",\n        \"minimum\": 0,\n        \"maximum\": 100\n      },\n      \"reporterEmail\": {\n        \"type\": \"string\",\n        \"format\": \"email\"\n      }\n    }\n  }"),
+	Name:    IssueDetailsElicitationName,
+	Mode:    "form",
+	Message: "Extra details for the issue update",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "components": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "enum": [
+            "api",
+            "web",
+            "mobile"
+          ]
+        }
+      },
+      "estimate": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 100
+      },
+      "reporterEmail": {
+        "type": "string",
+        "format": "email"
+      }
+    }
+  }`),
 }

@@ -3,16 +3,70 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ListDirectoryToolName is the name of tool list_directory: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ListDirectoryToolName = "list_directory"
+
 // listDirectoryDefinition is tool list_directory as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const listDirectoryDefinition = "{\n      \"name\": \"list_directory\",\n      \"description\": \"Get a detailed listing of all files and directories in a specified path.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"entries\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"object\",\n              \"properties\": {\n                \"name\": {\n                  \"type\": \"string\"\n                },\n                \"type\": {\n                  \"type\": \"string\",\n                  \"enum\": [\n                    \"file\",\n                    \"directory\"\n                  ]\n                },\n                \"size\": {\n                  \"type\": \"integer\"\n                }\n              },\n              \"required\": [\n                \"name\",\n                \"type\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"entries\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const listDirectoryDefinition = `{
+      "name": "list_directory",
+      "description": "Get a detailed listing of all files and directories in a specified path.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "entries": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string"
+                },
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "file",
+                    "directory"
+                  ]
+                },
+                "size": {
+                  "type": "integer"
+                }
+              },
+              "required": [
+                "name",
+                "type"
+              ]
+            }
+          }
+        },
+        "required": [
+          "entries"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // ListDirectoryInput is the arguments of tool list_directory.
 type ListDirectoryInput struct {
@@ -21,7 +75,17 @@ type ListDirectoryInput struct {
 
 // ListDirectoryOutput is the structured output of tool list_directory.
 type ListDirectoryOutput struct {
+	// The schema requires an array: nil goes out as [].
 	Entries []ListDirectoryOutputEntriesItem `json:"entries"`
+}
+
+// MarshalJSON sends a nil Entries as [], which the schema requires.
+func (v ListDirectoryOutput) MarshalJSON() ([]byte, error) {
+	type plain ListDirectoryOutput
+	if v.Entries == nil {
+		v.Entries = []ListDirectoryOutputEntriesItem{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ListDirectoryOutputEntriesItem is the schema at /outputSchema/properties/entries/items of
@@ -76,19 +140,10 @@ type ListDirectoryCall struct {
 
 // listDirectoryTool wires tool list_directory to h.
 func listDirectoryTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "list_directory",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ListDirectoryToolName,
 		Definition: json.RawMessage(listDirectoryDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ListDirectoryInput
-			if err := runtime.DecodeArguments("list_directory", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.ListDirectory(ctx, ListDirectoryCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ListDirectoryCall {
+		return ListDirectoryCall{runtime.NewToolCall(call)}
+	}, h.ListDirectory)
 }

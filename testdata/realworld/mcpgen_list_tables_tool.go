@@ -3,15 +3,45 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ListTablesToolName is the name of tool list_tables: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ListTablesToolName = "list_tables"
+
 // listTablesDefinition is tool list_tables as tools/list advertises it: as written in
 // database.json, without mcpgen's own keys.
-const listTablesDefinition = "{\n      \"name\": \"list_tables\",\n      \"description\": \"List the tables of a schema\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"schema\": {\n            \"type\": \"string\",\n            \"default\": \"public\"\n          }\n        },\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"tables\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"tables\"\n        ]\n      }\n    }"
+const listTablesDefinition = `{
+      "name": "list_tables",
+      "description": "List the tables of a schema",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "schema": {
+            "type": "string",
+            "default": "public"
+          }
+        },
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "tables": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        },
+        "required": [
+          "tables"
+        ]
+      }
+    }`
 
 // ListTablesInput is the arguments of tool list_tables.
 type ListTablesInput struct {
@@ -31,7 +61,17 @@ func (v *ListTablesInput) UnmarshalJSON(b []byte) error {
 
 // ListTablesOutput is the structured output of tool list_tables.
 type ListTablesOutput struct {
+	// The schema requires an array: nil goes out as [].
 	Tables []string `json:"tables"`
+}
+
+// MarshalJSON sends a nil Tables as [], which the schema requires.
+func (v ListTablesOutput) MarshalJSON() ([]byte, error) {
+	type plain ListTablesOutput
+	if v.Tables == nil {
+		v.Tables = []string{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ListTablesCall is the handle of one list_tables call: progress, logging, sampling, roots,
@@ -43,19 +83,10 @@ type ListTablesCall struct {
 
 // listTablesTool wires tool list_tables to h.
 func listTablesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "list_tables",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ListTablesToolName,
 		Definition: json.RawMessage(listTablesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ListTablesInput
-			if err := runtime.DecodeArguments("list_tables", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.ListTables(ctx, ListTablesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ListTablesCall {
+		return ListTablesCall{runtime.NewToolCall(call)}
+	}, h.ListTables)
 }

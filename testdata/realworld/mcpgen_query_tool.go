@@ -4,16 +4,74 @@ package realworld
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// QueryToolName is the name of tool query: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const QueryToolName = "query"
+
 // queryDefinition is tool query as tools/list advertises it: as written in database.json,
 // without mcpgen's own keys.
-const queryDefinition = "{\n      \"name\": \"query\",\n      \"description\": \"Run a read-only SQL query\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"sql\": {\n            \"type\": \"string\"\n          },\n          \"params\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": [\n                \"string\",\n                \"number\",\n                \"boolean\",\n                \"null\"\n              ]\n            }\n          }\n        },\n        \"required\": [\n          \"sql\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"columns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          \"rows\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"array\",\n              \"items\": {}\n            }\n          },\n          \"rowCount\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"columns\",\n          \"rows\",\n          \"rowCount\"\n        ]\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const queryDefinition = `{
+      "name": "query",
+      "description": "Run a read-only SQL query",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "sql": {
+            "type": "string"
+          },
+          "params": {
+            "type": "array",
+            "items": {
+              "type": [
+                "string",
+                "number",
+                "boolean",
+                "null"
+              ]
+            }
+          }
+        },
+        "required": [
+          "sql"
+        ],
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "columns": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "rows": {
+            "type": "array",
+            "items": {
+              "type": "array",
+              "items": {}
+            }
+          },
+          "rowCount": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "columns",
+          "rows",
+          "rowCount"
+        ]
+      },
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // QueryInput is the arguments of tool query.
 type QueryInput struct {
@@ -67,9 +125,23 @@ func (u *QueryInputParamsItem) UnmarshalJSON(b []byte) error {
 
 // QueryOutput is the structured output of tool query.
 type QueryOutput struct {
-	Columns  []string            `json:"columns"`
+	// The schema requires an array: nil goes out as [].
+	Columns []string `json:"columns"`
+	// The schema requires an array: nil goes out as [].
 	Rows     [][]json.RawMessage `json:"rows"`
 	RowCount int64               `json:"rowCount"`
+}
+
+// MarshalJSON sends a nil Columns or Rows as [], which the schema requires.
+func (v QueryOutput) MarshalJSON() ([]byte, error) {
+	type plain QueryOutput
+	if v.Columns == nil {
+		v.Columns = []string{}
+	}
+	if v.Rows == nil {
+		v.Rows = [][]json.RawMessage{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // QueryCall is the handle of one query call: progress, logging, sampling, roots, extra
@@ -81,19 +153,10 @@ type QueryCall struct {
 
 // queryTool wires tool query to h.
 func queryTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "query",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       QueryToolName,
 		Definition: json.RawMessage(queryDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in QueryInput
-			if err := runtime.DecodeArguments("query", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Query(ctx, QueryCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) QueryCall {
+		return QueryCall{runtime.NewToolCall(call)}
+	}, h.Query)
 }

@@ -3,15 +3,43 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReadTextFileToolName is the name of tool read_text_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ReadTextFileToolName = "read_text_file"
+
 // readTextFileDefinition is tool read_text_file as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const readTextFileDefinition = "{\n      \"name\": \"read_text_file\",\n      \"description\": \"Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"head\": {\n            \"type\": \"number\",\n            \"description\": \"If provided, returns only the first N lines of the file\"\n          },\n          \"tail\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"path\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const readTextFileDefinition = `{
+      "name": "read_text_file",
+      "description": "Read the complete contents of a file as text. Use head or tail to read only the first or last N lines.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          },
+          "head": {
+            "type": "number",
+            "description": "If provided, returns only the first N lines of the file"
+          },
+          "tail": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "path"
+        ],
+        "additionalProperties": false
+      },
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // ReadTextFileInput is the arguments of tool read_text_file.
 type ReadTextFileInput struct {
@@ -30,19 +58,10 @@ type ReadTextFileCall struct {
 
 // readTextFileTool wires tool read_text_file to h.
 func readTextFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "read_text_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReadTextFileToolName,
 		Definition: json.RawMessage(readTextFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReadTextFileInput
-			if err := runtime.DecodeArguments("read_text_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ReadTextFile(ctx, ReadTextFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReadTextFileCall {
+		return ReadTextFileCall{runtime.NewToolCall(call)}
+	}, h.ReadTextFile)
 }

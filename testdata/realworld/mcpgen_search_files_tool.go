@@ -3,16 +3,45 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SearchFilesToolName is the name of tool search_files: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const SearchFilesToolName = "search_files"
+
 // searchFilesDefinition is tool search_files as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const searchFilesDefinition = "{\n      \"name\": \"search_files\",\n      \"description\": \"Recursively search for files and directories matching a pattern.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"pattern\": {\n            \"type\": \"string\"\n          },\n          \"excludePatterns\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            },\n            \"default\": []\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"pattern\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
+const searchFilesDefinition = `{
+      "name": "search_files",
+      "description": "Recursively search for files and directories matching a pattern.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          },
+          "pattern": {
+            "type": "string"
+          },
+          "excludePatterns": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "default": []
+          }
+        },
+        "required": [
+          "path",
+          "pattern"
+        ],
+        "additionalProperties": false
+      }
+    }`
 
 // SearchFilesInput is the arguments of tool search_files.
 type SearchFilesInput struct {
@@ -50,19 +79,10 @@ type SearchFilesCall struct {
 
 // searchFilesTool wires tool search_files to h.
 func searchFilesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "search_files",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       SearchFilesToolName,
 		Definition: json.RawMessage(searchFilesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SearchFilesInput
-			if err := runtime.DecodeArguments("search_files", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.SearchFiles(ctx, SearchFilesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) SearchFilesCall {
+		return SearchFilesCall{runtime.NewToolCall(call)}
+	}, h.SearchFiles)
 }

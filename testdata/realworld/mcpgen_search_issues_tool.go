@@ -3,16 +3,87 @@
 package realworld
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SearchIssuesToolName is the name of tool search_issues: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const SearchIssuesToolName = "search_issues"
+
 // searchIssuesDefinition is tool search_issues as tools/list advertises it: as written in
 // tracker.json, without mcpgen's own keys.
-const searchIssuesDefinition = "{\n      \"name\": \"search_issues\",\n      \"description\": \"Search issues with a query language\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"query\": {\n            \"type\": \"string\"\n          },\n          \"limit\": {\n            \"type\": \"integer\",\n            \"default\": 50,\n            \"maximum\": 200\n          },\n          \"cursor\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"query\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"outputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issues\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"$ref\": \"#/$defs/Issue\"\n            }\n          },\n          \"nextCursor\": {\n            \"type\": [\n              \"string\",\n              \"null\"\n            ]\n          }\n        },\n        \"required\": [\n          \"issues\"\n        ],\n        \"$defs\": {\n          \"Issue\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"id\": {\n                \"type\": \"string\"\n              },\n              \"title\": {\n                \"type\": \"string\"\n              },\n              \"state\": {\n                \"type\": \"string\"\n              },\n              \"updatedAt\": {\n                \"type\": \"string\",\n                \"format\": \"date-time\"\n              }\n            },\n            \"required\": [\n              \"id\",\n              \"title\",\n              \"state\"\n            ]\n          }\n        }\n      }\n    }"
+const searchIssuesDefinition = `{
+      "name": "search_issues",
+      "description": "Search issues with a query language",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "query": {
+            "type": "string"
+          },
+          "limit": {
+            "type": "integer",
+            "default": 50,
+            "maximum": 200
+          },
+          "cursor": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "query"
+        ],
+        "additionalProperties": false
+      },
+      "outputSchema": {
+        "type": "object",
+        "properties": {
+          "issues": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Issue"
+            }
+          },
+          "nextCursor": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        },
+        "required": [
+          "issues"
+        ],
+        "$defs": {
+          "Issue": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "title": {
+                "type": "string"
+              },
+              "state": {
+                "type": "string"
+              },
+              "updatedAt": {
+                "type": "string",
+                "format": "date-time"
+              }
+            },
+            "required": [
+              "id",
+              "title",
+              "state"
+            ]
+          }
+        }
+      }
+    }`
 
 // SearchIssuesInput is the arguments of tool search_issues.
 type SearchIssuesInput struct {
@@ -34,8 +105,18 @@ func (v *SearchIssuesInput) UnmarshalJSON(b []byte) error {
 
 // SearchIssuesOutput is the structured output of tool search_issues.
 type SearchIssuesOutput struct {
+	// The schema requires an array: nil goes out as [].
 	Issues     []SearchIssuesIssue      `json:"issues"`
 	NextCursor runtime.Optional[string] `json:"nextCursor,omitzero"`
+}
+
+// MarshalJSON sends a nil Issues as [], which the schema requires.
+func (v SearchIssuesOutput) MarshalJSON() ([]byte, error) {
+	type plain SearchIssuesOutput
+	if v.Issues == nil {
+		v.Issues = []SearchIssuesIssue{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // SearchIssuesIssue is the schema at /outputSchema/$defs/Issue of tool "search_issues".
@@ -55,19 +136,10 @@ type SearchIssuesCall struct {
 
 // searchIssuesTool wires tool search_issues to h.
 func searchIssuesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "search_issues",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       SearchIssuesToolName,
 		Definition: json.RawMessage(searchIssuesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SearchIssuesInput
-			if err := runtime.DecodeArguments("search_issues", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.SearchIssues(ctx, SearchIssuesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) SearchIssuesCall {
+		return SearchIssuesCall{runtime.NewToolCall(call)}
+	}, h.SearchIssues)
 }

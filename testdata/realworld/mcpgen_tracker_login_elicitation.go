@@ -4,11 +4,15 @@ package realworld
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// TrackerLoginElicitationName is the name of elicitation tracker_login, as call handles ask
+// for it and the test client answers it.
+const TrackerLoginElicitationName = "tracker_login"
+
 // trackerLoginElicitation declares the tracker_login elicitation (url mode).
 //
 // Sign in to the ticket tracker in the browser
 var trackerLoginElicitation = &runtime.Elicitation{
-	Name:    "tracker_login",
+	Name:    TrackerLoginElicitationName,
 	Mode:    "url",
 	Message: "Sign in to continue",
 }

@@ -10,9 +10,43 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// UpdateIssueToolName is the name of tool update_issue: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const UpdateIssueToolName = "update_issue"
+
 // updateIssueDefinition is tool update_issue as tools/list advertises it: as written in
 // tracker.json, without mcpgen's own keys.
-const updateIssueDefinition = "{\n      \"name\": \"update_issue\",\n      \"description\": \"Update fields of an existing issue\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"issueId\": {\n            \"type\": \"string\"\n          },\n          \"state\": {\n            \"type\": \"string\",\n            \"enum\": [\n              \"open\",\n              \"in_progress\",\n              \"done\",\n              \"wont_fix\"\n            ]\n          },\n          \"fields\": {\n            \"type\": \"object\",\n            \"additionalProperties\": {\n              \"type\": \"string\"\n            }\n          }\n        },\n        \"required\": [\n          \"issueId\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
+const updateIssueDefinition = `{
+      "name": "update_issue",
+      "description": "Update fields of an existing issue",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "issueId": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "open",
+              "in_progress",
+              "done",
+              "wont_fix"
+            ]
+          },
+          "fields": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        },
+        "required": [
+          "issueId"
+        ],
+        "additionalProperties": false
+      }
+    }`
 
 // UpdateIssueInput is the arguments of tool update_issue.
 type UpdateIssueInput struct {
@@ -114,20 +148,11 @@ func (c UpdateIssueCall) ElicitIssueDetails(ctx context.Context, message string)
 
 // updateIssueTool wires tool update_issue to h.
 func updateIssueTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "update_issue",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         UpdateIssueToolName,
 		Definition:   json.RawMessage(updateIssueDefinition),
 		Elicitations: []*runtime.Elicitation{trackerLoginElicitation, issueDetailsElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in UpdateIssueInput
-			if err := runtime.DecodeArguments("update_issue", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.UpdateIssue(ctx, UpdateIssueCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) UpdateIssueCall {
+		return UpdateIssueCall{runtime.NewToolCall(call), call}
+	}, h.UpdateIssue)
 }

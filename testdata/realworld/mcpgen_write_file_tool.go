@@ -9,9 +9,35 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// WriteFileToolName is the name of tool write_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const WriteFileToolName = "write_file"
+
 // writeFileDefinition is tool write_file as tools/list advertises it: as written in
 // filesystem.json, without mcpgen's own keys.
-const writeFileDefinition = "{\n      \"name\": \"write_file\",\n      \"description\": \"Create a new file or completely overwrite an existing file with new content.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"path\": {\n            \"type\": \"string\"\n          },\n          \"content\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"path\",\n          \"content\"\n        ],\n        \"additionalProperties\": false\n      },\n      \"annotations\": {\n        \"destructiveHint\": true\n      }\n    }"
+const writeFileDefinition = `{
+      "name": "write_file",
+      "description": "Create a new file or completely overwrite an existing file with new content.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string"
+          },
+          "content": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "path",
+          "content"
+        ],
+        "additionalProperties": false
+      },
+      "annotations": {
+        "destructiveHint": true
+      }
+    }`
 
 // WriteFileInput is the arguments of tool write_file.
 type WriteFileInput struct {
@@ -40,20 +66,11 @@ func (c WriteFileCall) ElicitConfirmOverwrite(ctx context.Context, message strin
 
 // writeFileTool wires tool write_file to h.
 func writeFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "write_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         WriteFileToolName,
 		Definition:   json.RawMessage(writeFileDefinition),
 		Elicitations: []*runtime.Elicitation{confirmOverwriteElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in WriteFileInput
-			if err := runtime.DecodeArguments("write_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.WriteFile(ctx, WriteFileCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) WriteFileCall {
+		return WriteFileCall{runtime.NewToolCall(call), call}
+	}, h.WriteFile)
 }

@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	tools "github.com/mcpgen/mcpgen/authtest/tools"
+	"github.com/mcpgen/mcpgen/authtest/tools"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -42,14 +42,14 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package tools as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm_it", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\"}},\"required\":[\"confirm\"]}")},
+	{Name: tools.ConfirmItElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`)},
 }
 
 // Confirm calls tool confirm and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask confirm_it (AnswerConfirmIt, DeclineConfirmIt or
 // CancelConfirmIt).
 func (c *Client) Confirm(ctx context.Context, in tools.ConfirmInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "confirm", in)
+	res, err := c.Client.CallTool(ctx, tools.ConfirmToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (c *Client) Confirm(ctx context.Context, in tools.ConfirmInput) (mcptest.Co
 // Read calls tool read and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Read(ctx context.Context, in tools.ReadInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "read", in)
+	res, err := c.Client.CallTool(ctx, tools.ReadToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (c *Client) Read(ctx context.Context, in tools.ReadInput) (mcptest.Content,
 // Write calls tool write and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Write(ctx context.Context, in tools.WriteInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "write", in)
+	res, err := c.Client.CallTool(ctx, tools.WriteToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -79,17 +79,17 @@ func (c *Client) Write(ctx context.Context, in tools.WriteInput) (mcptest.Conten
 // AnswerConfirmIt makes the client accept form confirm_it with answer whenever the server asks
 // it, from now on.
 func (c *Client) AnswerConfirmIt(answer tools.ConfirmIt) {
-	c.Client.Accept("confirm_it", answer)
+	c.Client.Accept(tools.ConfirmItElicitationName, answer)
 }
 
 // DeclineConfirmIt makes the client decline elicitation confirm_it whenever the server asks
 // it, from now on.
 func (c *Client) DeclineConfirmIt() {
-	c.Client.Decline("confirm_it")
+	c.Client.Decline(tools.ConfirmItElicitationName)
 }
 
 // CancelConfirmIt makes the client cancel (dismiss) elicitation confirm_it whenever the server
 // asks it, from now on.
 func (c *Client) CancelConfirmIt() {
-	c.Client.Cancel("confirm_it")
+	c.Client.Cancel(tools.ConfirmItElicitationName)
 }

@@ -21,6 +21,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,7 +40,7 @@ func run() error {
 	name := flag.String("impl", "mcpgen", "implementation to serve: mcpgen, gosdk, mcpgo or floor")
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (keep it on loopback)")
 	withPprof := flag.Bool("pprof", false, "also serve /debug/pprof/")
-	redisAddr := flag.String("redis", "", "mcpgen only: keep sessions and events in this Redis (redisstore), as one replica does")
+	redisAddr := flag.String("redis", "", "mcpgen only: keep sessions and events in this Redis (redisstore), as one replica does; cluster:HOST:PORT,... for a Redis Cluster")
 	keepAlive := flag.Duration("keepalive", 0, "mcpgen only: the keep-alive interval (0: the runtime's default)")
 	flag.Parse()
 
@@ -53,7 +54,11 @@ func run() error {
 			return fmt.Errorf("-redis and -keepalive are for mcpgen only")
 		}
 		var done func()
-		h, done, err = impl.NewMCPGen(impl.MCPGenOptions{RedisAddr: *redisAddr, KeepAlive: *keepAlive})
+		o := impl.MCPGenOptions{RedisAddr: *redisAddr, KeepAlive: *keepAlive}
+		if nodes, ok := strings.CutPrefix(*redisAddr, "cluster:"); ok {
+			o.RedisAddr, o.RedisCluster = "", strings.Split(nodes, ",")
+		}
+		h, done, err = impl.NewMCPGen(o)
 		if err == nil {
 			defer done()
 		}

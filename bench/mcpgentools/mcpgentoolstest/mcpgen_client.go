@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	mcpgentools "github.com/mcpgen/mcpgen/bench/mcpgentools"
+	"github.com/mcpgen/mcpgen/bench/mcpgentools"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -43,25 +43,34 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package mcpgentools as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm_action", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\",\"title\":\"Confirm\",\"description\":\"Go ahead?\"}},\"required\":[\"confirm\"]}")},
+	{Name: mcpgentools.ConfirmActionElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm","description":"Go ahead?"}},"required":["confirm"]}`)},
 }
 
 // Add calls tool add and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) Add(ctx context.Context, in mcpgentools.AddInput) (out mcpgentools.AddOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "add", in)
+func (c *Client) Add(ctx context.Context, in mcpgentools.AddInput) (mcpgentools.AddOutput, error) {
+	out, _, err := c.AddWithContent(ctx, in)
+	return out, err
+}
+
+// AddWithContent calls tool add and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) AddWithContent(ctx context.Context, in mcpgentools.AddInput) (out mcpgentools.AddOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, mcpgentools.AddToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // Confirm calls tool confirm and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask confirm_action (AnswerConfirmAction,
 // DeclineConfirmAction or CancelConfirmAction).
 func (c *Client) Confirm(ctx context.Context, in mcpgentools.ConfirmInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "confirm", in)
+	res, err := c.Client.CallTool(ctx, mcpgentools.ConfirmToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -71,17 +80,17 @@ func (c *Client) Confirm(ctx context.Context, in mcpgentools.ConfirmInput) (mcpt
 // AnswerConfirmAction makes the client accept form confirm_action with answer whenever the
 // server asks it, from now on.
 func (c *Client) AnswerConfirmAction(answer mcpgentools.ConfirmAction) {
-	c.Client.Accept("confirm_action", answer)
+	c.Client.Accept(mcpgentools.ConfirmActionElicitationName, answer)
 }
 
 // DeclineConfirmAction makes the client decline elicitation confirm_action whenever the server
 // asks it, from now on.
 func (c *Client) DeclineConfirmAction() {
-	c.Client.Decline("confirm_action")
+	c.Client.Decline(mcpgentools.ConfirmActionElicitationName)
 }
 
 // CancelConfirmAction makes the client cancel (dismiss) elicitation confirm_action whenever
 // the server asks it, from now on.
 func (c *Client) CancelConfirmAction() {
-	c.Client.Cancel("confirm_action")
+	c.Client.Cancel(mcpgentools.ConfirmActionElicitationName)
 }

@@ -3,16 +3,47 @@
 package gettime
 
 import (
-	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GetTimeToolName is the name of tool get-time: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const GetTimeToolName = "get-time"
+
 // getTimeDefinition is tool get-time as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const getTimeDefinition = "{\n      \"name\": \"get-time\",\n      \"title\": \"Get Time\",\n      \"description\": \"Returns the current server time as an ISO 8601 string.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n        \"properties\": {}\n      },\n      \"_meta\": {\n        \"ui\": {\n          \"resourceUri\": \"ui://get-time/mcp-app.html\"\n        },\n        \"ui/resourceUri\": \"ui://get-time/mcp-app.html\"\n      },\n      \"outputSchema\": {\n        \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"time\": {\n            \"type\": \"string\"\n          }\n        },\n        \"required\": [\n          \"time\"\n        ],\n        \"additionalProperties\": false\n      }\n    }"
+const getTimeDefinition = `{
+      "name": "get-time",
+      "title": "Get Time",
+      "description": "Returns the current server time as an ISO 8601 string.",
+      "inputSchema": {
+        "type": "object",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "properties": {}
+      },
+      "_meta": {
+        "ui": {
+          "resourceUri": "ui://get-time/mcp-app.html"
+        },
+        "ui/resourceUri": "ui://get-time/mcp-app.html"
+      },
+      "outputSchema": {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+          "time": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "time"
+        ],
+        "additionalProperties": false
+      }
+    }`
 
 // GetTimeInput is the arguments of tool get-time.
 type GetTimeInput struct{}
@@ -39,19 +70,10 @@ func (c GetTimeCall) HostRendersPage() bool {
 
 // getTimeTool wires tool get-time to h.
 func getTimeTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "get-time",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       GetTimeToolName,
 		Definition: json.RawMessage(getTimeDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GetTimeInput
-			if err := runtime.DecodeArguments("get-time", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.GetTime(ctx, GetTimeCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) GetTimeCall {
+		return GetTimeCall{runtime.NewToolCall(call), call}
+	}, h.GetTime)
 }

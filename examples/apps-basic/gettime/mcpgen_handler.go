@@ -4,25 +4,23 @@ package gettime
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each tool and each MCP Apps
+// page that is not served from a file. Embed UnimplementedHandler in your implementation so
+// that methods added later do not break the build.
 type Handler interface {
-	// GetTime handles tool get-time.
+	// GetTime handles tool get-time. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Returns the current server time as an ISO 8601 string.
 	//
@@ -36,28 +34,28 @@ type Handler interface {
 	ReadUIGetTimeMCPAppHTML(ctx context.Context, call UIGetTimeMCPAppHTMLResourceCall) (string, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // GetTime reports that tool get-time is not implemented.
 func (UnimplementedHandler) GetTime(context.Context, GetTimeCall, GetTimeInput) (GetTimeOutput, error) {
-	return GetTimeOutput{}, errors.New("tool \"get-time\" is not implemented")
+	return GetTimeOutput{}, fmt.Errorf("tool %q is not implemented", GetTimeToolName)
 }
 
 // ReadUIGetTimeMCPAppHTML reports that resource "ui://get-time/mcp-app.html" is not implemented.
 func (UnimplementedHandler) ReadUIGetTimeMCPAppHTML(context.Context, UIGetTimeMCPAppHTMLResourceCall) (string, error) {
-	return "", errors.New("resource \"ui://get-time/mcp-app.html\" is not implemented")
+	return "", fmt.Errorf("resource %q is not implemented", UIGetTimeMCPAppHTMLResourceURI)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools and resources of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in. It also declares the MCP Apps
+// extension (io.modelcontextprotocol/ui).
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		getTimeTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -6,13 +6,17 @@ import (
 	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // uiGetTimeMCPAppHTMLResourceDefinition is resource ui://get-time/mcp-app.html as
 // resources/list advertises it: as written in resources.json, without mcpgen's own keys.
-const uiGetTimeMCPAppHTMLResourceDefinition = "{\n      \"uri\": \"ui://get-time/mcp-app.html\",\n      \"name\": \"ui://get-time/mcp-app.html\",\n      \"mimeType\": \"text/html;profile=mcp-app\"\n    }"
+const uiGetTimeMCPAppHTMLResourceDefinition = `{
+      "uri": "ui://get-time/mcp-app.html",
+      "name": "ui://get-time/mcp-app.html",
+      "mimeType": "text/html;profile=mcp-app"
+    }`
 
 // UIGetTimeMCPAppHTMLResourceURI is the URI of resource ui://get-time/mcp-app.html.
 const UIGetTimeMCPAppHTMLResourceURI = "ui://get-time/mcp-app.html"

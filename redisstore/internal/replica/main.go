@@ -1,7 +1,8 @@
 // Command replica is the test server of the multi-replica tests: one MCP
 // server process with an elicitation tool, sharing its sessions, pending
 // requests and events with its peers through Redis. It binds 127.0.0.1:0 and
-// prints "listening http://ADDR/mcp replica=ID" on stdout once it serves.
+// prints "listening http://ADDR/mcp replica=ID stats=URL" on stdout once it
+// serves (stats.go).
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/redisstore"
+	"github.com/mcpgen/mcpgen/redisstore/internal/redisconn"
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/redis/go-redis/v9"
 )
@@ -42,10 +44,11 @@ type AskResult struct {
 }
 
 func main() {
-	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
+	redisSpec := flag.String("redis", "127.0.0.1:6379", "the Redis deployment: HOST:PORT, cluster:HOST:PORT,... or sentinel:MASTER@HOST:PORT,...")
 	prefix := flag.String("prefix", "mcpgen:", "Redis key prefix")
 	requestTimeout := flag.Duration("request-timeout", 10*time.Second, "bound on each wait for a client's answer")
 	opTimeout := flag.Duration("op-timeout", 3*time.Second, "bound on each Redis operation")
+	heartbeat := flag.Duration("heartbeat", 0, "the store's heartbeat (0: its default); the round-trip counts set it past their run, so that it adds nothing to what they measure")
 	keepAlive := flag.Duration("keepalive", 0, "keep-alive interval (0: the runtime's default); it bounds how soon a session deleted elsewhere ends here")
 	idle := flag.Duration("idle", 0, "session idle timeout, of the runtime and the store (0: defaults)")
 	stateKey := flag.String("state-key", os.Getenv("MCPGEN_STATE_KEY"), "the shared key that seals 2026-07-28 requestState")
@@ -65,11 +68,13 @@ func main() {
 	defer stop()
 
 	redis.SetLogger(quietRedis{})
-	rdb := redis.NewClient(&redis.Options{
-		Addr: *redisAddr, ContextTimeoutEnabled: true, MaxRetries: 1, PoolSize: 128,
-		DialTimeout: *opTimeout, ReadTimeout: *opTimeout, WriteTimeout: *opTimeout,
-		DisableIdentity: true, // a new connection is one round trip (HELLO), which the round-trip counts leave out
-	})
+	spec, err := redisconn.Parse(*redisSpec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(2)
+	}
+	rdb := redisconn.New(spec, redisconn.Tuning{Timeout: *opTimeout, MaxRetries: 1, PoolSize: 128,
+		DisableIdentity: true}) // a new connection is one round trip (HELLO), which the round-trip counts leave out
 	defer rdb.Close()
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
 		SessionIdleTimeout: *idle, SingleUseState: *singleUse, TaskLease: *taskLease,
@@ -80,7 +85,8 @@ func main() {
 	}
 	replicaID := "memory"
 	if !*memory {
-		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle, Logger: logger})
+		store, err := redisstore.New(ctx, rdb, redisstore.Options{Prefix: *prefix, OpTimeout: *opTimeout, SessionIdle: *idle,
+			Heartbeat: *heartbeat, Logger: logger})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "replica:", err)
 			os.Exit(1)
@@ -90,7 +96,7 @@ func main() {
 		replicaID = store.ReplicaID()
 	}
 	srv := runtime.NewServer(opts)
-	err := srv.AddTool(runtime.Tool{
+	err = srv.AddTool(runtime.Tool{
 		Name:         "ask",
 		Definition:   json.RawMessage(askDefinition),
 		Elicitations: []*runtime.Elicitation{pick},
@@ -148,7 +154,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("listening http://%s/mcp replica=%s\n", ln.Addr(), replicaID)
+	stats, err := serveStats()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening http://%s/mcp replica=%s stats=%s\n", ln.Addr(), replicaID, stats)
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)

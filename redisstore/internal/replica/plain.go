@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // addPlainTools registers the tools the round-trip counts measure besides
-// "ask": echo, a call that sends nothing but its result, and progress, which
+// "ask": echo, a call that sends nothing but its result, progress, which
 // reports progress once (when the request carries a progressToken) before
-// its result.
+// its result, and big, whose event stream carries a result of the size
+// asked for (the bound on a session's event bytes).
 func addPlainTools(srv *runtime.Server) error {
 	err := srv.AddTool(runtime.Tool{
 		Name: "echo",
@@ -24,6 +26,26 @@ func addPlainTools(srv *runtime.Server) error {
 				return nil, err
 			}
 			return runtime.ContentResult(call, []runtime.Content{runtime.Text(in.Text)}), nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	err = srv.AddTool(runtime.Tool{
+		Name: "big",
+		Definition: json.RawMessage(`{"name":"big","description":"Logs once (so its response is an event stream), then returns a text of the given size.",` +
+			`"inputSchema":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0,"maximum":2000000}},"required":["bytes"]}}`),
+		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
+			var in struct {
+				Bytes int `json:"bytes"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, err
+			}
+			if err := call.Log(ctx, runtime.LevelInfo, "big", "a big result follows"); err != nil {
+				return nil, err
+			}
+			return runtime.ContentResult(call, []runtime.Content{runtime.Text(strings.Repeat("x", in.Bytes))}), nil
 		},
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
-	realworld "github.com/mcpgen/mcpgen/testdata/realworld"
+	"github.com/mcpgen/mcpgen/testdata/realworld"
 )
 
 // Client is an mcptest.Client with the typed calls and answers of package realworld.
@@ -42,40 +42,58 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package realworld as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm_commit", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"approve\":{\"type\":\"boolean\"},\"amendMessage\":{\"type\":\"string\",\"maxLength\":500},\"signoff\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"none\",\"title\":\"No sign-off\"},{\"const\":\"signed\",\"title\":\"Signed-off-by\"}],\"default\":\"none\"}},\"required\":[\"approve\"]}")},
-	{Name: "confirm_drop", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"tableName\":{\"type\":\"string\",\"title\":\"Table name\",\"minLength\":1}},\"required\":[\"tableName\"]}")},
-	{Name: "confirm_overwrite", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"overwrite\":{\"type\":\"boolean\",\"title\":\"Overwrite\",\"default\":false},\"backup\":{\"type\":\"boolean\",\"title\":\"Keep a backup\",\"default\":true}},\"required\":[\"overwrite\"]}")},
-	{Name: "issue_details", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"components\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"api\",\"web\",\"mobile\"]}},\"estimate\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},\"reporterEmail\":{\"type\":\"string\",\"format\":\"email\"}}}")},
-	{Name: "tracker_login", Mode: "url"},
+	{Name: realworld.ConfirmCommitElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean"},"amendMessage":{"type":"string","maxLength":500},"signoff":{"type":"string","oneOf":[{"const":"none","title":"No sign-off"},{"const":"signed","title":"Signed-off-by"}],"default":"none"}},"required":["approve"]}`)},
+	{Name: realworld.ConfirmDropElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"tableName":{"type":"string","title":"Table name","minLength":1}},"required":["tableName"]}`)},
+	{Name: realworld.ConfirmOverwriteElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"overwrite":{"type":"boolean","title":"Overwrite","default":false},"backup":{"type":"boolean","title":"Keep a backup","default":true}},"required":["overwrite"]}`)},
+	{Name: realworld.IssueDetailsElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"components":{"type":"array","items":{"type":"string","enum":["api","web","mobile"]}},"estimate":{"type":"integer","minimum":0,"maximum":100},"reporterEmail":{"type":"string","format":"email"}}}`)},
+	{Name: realworld.TrackerLoginElicitationName, Mode: "url"},
 }
 
 // Query calls tool query and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) Query(ctx context.Context, in realworld.QueryInput) (out realworld.QueryOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "query", in)
+func (c *Client) Query(ctx context.Context, in realworld.QueryInput) (realworld.QueryOutput, error) {
+	out, _, err := c.QueryWithContent(ctx, in)
+	return out, err
+}
+
+// QueryWithContent calls tool query and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) QueryWithContent(ctx context.Context, in realworld.QueryInput) (out realworld.QueryOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.QueryToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // ListTables calls tool list_tables and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) ListTables(ctx context.Context, in realworld.ListTablesInput) (out realworld.ListTablesOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "list_tables", in)
+func (c *Client) ListTables(ctx context.Context, in realworld.ListTablesInput) (realworld.ListTablesOutput, error) {
+	out, _, err := c.ListTablesWithContent(ctx, in)
+	return out, err
+}
+
+// ListTablesWithContent calls tool list_tables and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) ListTablesWithContent(ctx context.Context, in realworld.ListTablesInput) (out realworld.ListTablesOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.ListTablesToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // DropTable calls tool drop_table and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask confirm_drop (AnswerConfirmDrop, DeclineConfirmDrop
 // or CancelConfirmDrop).
 func (c *Client) DropTable(ctx context.Context, in realworld.DropTableInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "drop_table", in)
+	res, err := c.Client.CallTool(ctx, realworld.DropTableToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +103,7 @@ func (c *Client) DropTable(ctx context.Context, in realworld.DropTableInput) (mc
 // Fetch calls tool fetch and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Fetch(ctx context.Context, in realworld.FetchInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "fetch", in)
+	res, err := c.Client.CallTool(ctx, realworld.FetchToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +113,7 @@ func (c *Client) Fetch(ctx context.Context, in realworld.FetchInput) (mcptest.Co
 // ReadTextFile calls tool read_text_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ReadTextFile(ctx context.Context, in realworld.ReadTextFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "read_text_file", in)
+	res, err := c.Client.CallTool(ctx, realworld.ReadTextFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +124,7 @@ func (c *Client) ReadTextFile(ctx context.Context, in realworld.ReadTextFileInpu
 // *mcptest.ToolError. Its handler may ask confirm_overwrite (AnswerConfirmOverwrite,
 // DeclineConfirmOverwrite or CancelConfirmOverwrite).
 func (c *Client) WriteFile(ctx context.Context, in realworld.WriteFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "write_file", in)
+	res, err := c.Client.CallTool(ctx, realworld.WriteFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +134,7 @@ func (c *Client) WriteFile(ctx context.Context, in realworld.WriteFileInput) (mc
 // EditFile calls tool edit_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) EditFile(ctx context.Context, in realworld.EditFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "edit_file", in)
+	res, err := c.Client.CallTool(ctx, realworld.EditFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -125,19 +143,28 @@ func (c *Client) EditFile(ctx context.Context, in realworld.EditFileInput) (mcpt
 
 // ListDirectory calls tool list_directory and returns its structured output; an isError result
 // is a *mcptest.ToolError.
-func (c *Client) ListDirectory(ctx context.Context, in realworld.ListDirectoryInput) (out realworld.ListDirectoryOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "list_directory", in)
+func (c *Client) ListDirectory(ctx context.Context, in realworld.ListDirectoryInput) (realworld.ListDirectoryOutput, error) {
+	out, _, err := c.ListDirectoryWithContent(ctx, in)
+	return out, err
+}
+
+// ListDirectoryWithContent calls tool list_directory and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) ListDirectoryWithContent(ctx context.Context, in realworld.ListDirectoryInput) (out realworld.ListDirectoryOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.ListDirectoryToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // SearchFiles calls tool search_files and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) SearchFiles(ctx context.Context, in realworld.SearchFilesInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "search_files", in)
+	res, err := c.Client.CallTool(ctx, realworld.SearchFilesToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +173,28 @@ func (c *Client) SearchFiles(ctx context.Context, in realworld.SearchFilesInput)
 
 // GetFileInfo calls tool get_file_info and returns its structured output; an isError result is
 // a *mcptest.ToolError.
-func (c *Client) GetFileInfo(ctx context.Context, in realworld.GetFileInfoInput) (out realworld.GetFileInfoOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "get_file_info", in)
+func (c *Client) GetFileInfo(ctx context.Context, in realworld.GetFileInfoInput) (realworld.GetFileInfoOutput, error) {
+	out, _, err := c.GetFileInfoWithContent(ctx, in)
+	return out, err
+}
+
+// GetFileInfoWithContent calls tool get_file_info and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) GetFileInfoWithContent(ctx context.Context, in realworld.GetFileInfoInput) (out realworld.GetFileInfoOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.GetFileInfoToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // MoveFile calls tool move_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) MoveFile(ctx context.Context, in realworld.MoveFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "move_file", in)
+	res, err := c.Client.CallTool(ctx, realworld.MoveFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +204,7 @@ func (c *Client) MoveFile(ctx context.Context, in realworld.MoveFileInput) (mcpt
 // CreateDirectory calls tool create_directory and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) CreateDirectory(ctx context.Context, in realworld.CreateDirectoryInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "create_directory", in)
+	res, err := c.Client.CallTool(ctx, realworld.CreateDirectoryToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +214,7 @@ func (c *Client) CreateDirectory(ctx context.Context, in realworld.CreateDirecto
 // GitStatus calls tool git_status and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) GitStatus(ctx context.Context, in realworld.GitStatusInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "git_status", in)
+	res, err := c.Client.CallTool(ctx, realworld.GitStatusToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +224,7 @@ func (c *Client) GitStatus(ctx context.Context, in realworld.GitStatusInput) (mc
 // GitDiff calls tool git_diff and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) GitDiff(ctx context.Context, in realworld.GitDiffInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "git_diff", in)
+	res, err := c.Client.CallTool(ctx, realworld.GitDiffToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +235,7 @@ func (c *Client) GitDiff(ctx context.Context, in realworld.GitDiffInput) (mcptes
 // *mcptest.ToolError. Its handler may ask confirm_commit (AnswerConfirmCommit,
 // DeclineConfirmCommit or CancelConfirmCommit).
 func (c *Client) GitCommit(ctx context.Context, in realworld.GitCommitInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "git_commit", in)
+	res, err := c.Client.CallTool(ctx, realworld.GitCommitToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -208,19 +244,28 @@ func (c *Client) GitCommit(ctx context.Context, in realworld.GitCommitInput) (mc
 
 // GitLog calls tool git_log and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) GitLog(ctx context.Context, in realworld.GitLogInput) (out realworld.GitLogOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "git_log", in)
+func (c *Client) GitLog(ctx context.Context, in realworld.GitLogInput) (realworld.GitLogOutput, error) {
+	out, _, err := c.GitLogWithContent(ctx, in)
+	return out, err
+}
+
+// GitLogWithContent calls tool git_log and returns its structured output and the content
+// blocks beside it: the output's JSON as text, or the blocks its handler chose. An isError
+// result is a *mcptest.ToolError, its content the error's text and the blocks the handler
+// added before it failed.
+func (c *Client) GitLogWithContent(ctx context.Context, in realworld.GitLogInput) (out realworld.GitLogOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.GitLogToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // GitCreateBranch calls tool git_create_branch and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) GitCreateBranch(ctx context.Context, in realworld.GitCreateBranchInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "git_create_branch", in)
+	res, err := c.Client.CallTool(ctx, realworld.GitCreateBranchToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +275,22 @@ func (c *Client) GitCreateBranch(ctx context.Context, in realworld.GitCreateBran
 // CreateIssue calls tool create_issue and returns its structured output; an isError result is
 // a *mcptest.ToolError. Its handler may ask tracker_login (AcceptTrackerLogin,
 // DeclineTrackerLogin or CancelTrackerLogin).
-func (c *Client) CreateIssue(ctx context.Context, in realworld.CreateIssueInput) (out realworld.CreateIssueOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "create_issue", in)
+func (c *Client) CreateIssue(ctx context.Context, in realworld.CreateIssueInput) (realworld.CreateIssueOutput, error) {
+	out, _, err := c.CreateIssueWithContent(ctx, in)
+	return out, err
+}
+
+// CreateIssueWithContent calls tool create_issue and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) CreateIssueWithContent(ctx context.Context, in realworld.CreateIssueInput) (out realworld.CreateIssueOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.CreateIssueToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // UpdateIssue calls tool update_issue and returns its content; an isError result is also a
@@ -244,7 +298,7 @@ func (c *Client) CreateIssue(ctx context.Context, in realworld.CreateIssueInput)
 // DeclineTrackerLogin or CancelTrackerLogin), issue_details (AnswerIssueDetails,
 // DeclineIssueDetails or CancelIssueDetails).
 func (c *Client) UpdateIssue(ctx context.Context, in realworld.UpdateIssueInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "update_issue", in)
+	res, err := c.Client.CallTool(ctx, realworld.UpdateIssueToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -253,101 +307,110 @@ func (c *Client) UpdateIssue(ctx context.Context, in realworld.UpdateIssueInput)
 
 // SearchIssues calls tool search_issues and returns its structured output; an isError result
 // is a *mcptest.ToolError.
-func (c *Client) SearchIssues(ctx context.Context, in realworld.SearchIssuesInput) (out realworld.SearchIssuesOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "search_issues", in)
+func (c *Client) SearchIssues(ctx context.Context, in realworld.SearchIssuesInput) (realworld.SearchIssuesOutput, error) {
+	out, _, err := c.SearchIssuesWithContent(ctx, in)
+	return out, err
+}
+
+// SearchIssuesWithContent calls tool search_issues and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) SearchIssuesWithContent(ctx context.Context, in realworld.SearchIssuesInput) (out realworld.SearchIssuesOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, realworld.SearchIssuesToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // AnswerConfirmCommit makes the client accept form confirm_commit with answer whenever the
 // server asks it, from now on.
 func (c *Client) AnswerConfirmCommit(answer realworld.ConfirmCommit) {
-	c.Client.Accept("confirm_commit", answer)
+	c.Client.Accept(realworld.ConfirmCommitElicitationName, answer)
 }
 
 // DeclineConfirmCommit makes the client decline elicitation confirm_commit whenever the server
 // asks it, from now on.
 func (c *Client) DeclineConfirmCommit() {
-	c.Client.Decline("confirm_commit")
+	c.Client.Decline(realworld.ConfirmCommitElicitationName)
 }
 
 // CancelConfirmCommit makes the client cancel (dismiss) elicitation confirm_commit whenever
 // the server asks it, from now on.
 func (c *Client) CancelConfirmCommit() {
-	c.Client.Cancel("confirm_commit")
+	c.Client.Cancel(realworld.ConfirmCommitElicitationName)
 }
 
 // AnswerConfirmDrop makes the client accept form confirm_drop with answer whenever the server
 // asks it, from now on.
 func (c *Client) AnswerConfirmDrop(answer realworld.ConfirmDrop) {
-	c.Client.Accept("confirm_drop", answer)
+	c.Client.Accept(realworld.ConfirmDropElicitationName, answer)
 }
 
 // DeclineConfirmDrop makes the client decline elicitation confirm_drop whenever the server
 // asks it, from now on.
 func (c *Client) DeclineConfirmDrop() {
-	c.Client.Decline("confirm_drop")
+	c.Client.Decline(realworld.ConfirmDropElicitationName)
 }
 
 // CancelConfirmDrop makes the client cancel (dismiss) elicitation confirm_drop whenever the
 // server asks it, from now on.
 func (c *Client) CancelConfirmDrop() {
-	c.Client.Cancel("confirm_drop")
+	c.Client.Cancel(realworld.ConfirmDropElicitationName)
 }
 
 // AnswerConfirmOverwrite makes the client accept form confirm_overwrite with answer whenever
 // the server asks it, from now on.
 func (c *Client) AnswerConfirmOverwrite(answer realworld.ConfirmOverwrite) {
-	c.Client.Accept("confirm_overwrite", answer)
+	c.Client.Accept(realworld.ConfirmOverwriteElicitationName, answer)
 }
 
 // DeclineConfirmOverwrite makes the client decline elicitation confirm_overwrite whenever the
 // server asks it, from now on.
 func (c *Client) DeclineConfirmOverwrite() {
-	c.Client.Decline("confirm_overwrite")
+	c.Client.Decline(realworld.ConfirmOverwriteElicitationName)
 }
 
 // CancelConfirmOverwrite makes the client cancel (dismiss) elicitation confirm_overwrite
 // whenever the server asks it, from now on.
 func (c *Client) CancelConfirmOverwrite() {
-	c.Client.Cancel("confirm_overwrite")
+	c.Client.Cancel(realworld.ConfirmOverwriteElicitationName)
 }
 
 // AnswerIssueDetails makes the client accept form issue_details with answer whenever the
 // server asks it, from now on.
 func (c *Client) AnswerIssueDetails(answer realworld.IssueDetails) {
-	c.Client.Accept("issue_details", answer)
+	c.Client.Accept(realworld.IssueDetailsElicitationName, answer)
 }
 
 // DeclineIssueDetails makes the client decline elicitation issue_details whenever the server
 // asks it, from now on.
 func (c *Client) DeclineIssueDetails() {
-	c.Client.Decline("issue_details")
+	c.Client.Decline(realworld.IssueDetailsElicitationName)
 }
 
 // CancelIssueDetails makes the client cancel (dismiss) elicitation issue_details whenever the
 // server asks it, from now on.
 func (c *Client) CancelIssueDetails() {
-	c.Client.Cancel("issue_details")
+	c.Client.Cancel(realworld.IssueDetailsElicitationName)
 }
 
 // AcceptTrackerLogin makes the client accept elicitation tracker_login (URL mode: the user
 // agrees to open the URL) whenever the server asks it, from now on.
 func (c *Client) AcceptTrackerLogin() {
-	c.Client.Accept("tracker_login", nil)
+	c.Client.Accept(realworld.TrackerLoginElicitationName, nil)
 }
 
 // DeclineTrackerLogin makes the client decline elicitation tracker_login whenever the server
 // asks it, from now on.
 func (c *Client) DeclineTrackerLogin() {
-	c.Client.Decline("tracker_login")
+	c.Client.Decline(realworld.TrackerLoginElicitationName)
 }
 
 // CancelTrackerLogin makes the client cancel (dismiss) elicitation tracker_login whenever the
 // server asks it, from now on.
 func (c *Client) CancelTrackerLogin() {
-	c.Client.Cancel("tracker_login")
+	c.Client.Cancel(realworld.TrackerLoginElicitationName)
 }

@@ -9,7 +9,7 @@ import (
 	"context"
 	"testing"
 
-	gettime "github.com/mcpgen/mcpgen/examples/apps-basic/gettime"
+	"github.com/mcpgen/mcpgen/examples/apps-basic/gettime"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 )
@@ -44,13 +44,22 @@ var forms = []mcptest.Form{}
 
 // GetTime calls tool get-time and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) GetTime(ctx context.Context, in gettime.GetTimeInput) (out gettime.GetTimeOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "get-time", in)
+func (c *Client) GetTime(ctx context.Context, in gettime.GetTimeInput) (gettime.GetTimeOutput, error) {
+	out, _, err := c.GetTimeWithContent(ctx, in)
+	return out, err
+}
+
+// GetTimeWithContent calls tool get-time and returns its structured output and the content
+// blocks beside it: the output's JSON as text, or the blocks its handler chose. An isError
+// result is a *mcptest.ToolError, its content the error's text and the blocks the handler
+// added before it failed.
+func (c *Client) GetTimeWithContent(ctx context.Context, in gettime.GetTimeInput) (out gettime.GetTimeOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, gettime.GetTimeToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // ReadUIGetTimeMCPAppHTML reads resource ui://get-time/mcp-app.html

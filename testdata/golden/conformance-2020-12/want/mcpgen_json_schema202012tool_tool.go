@@ -3,16 +3,51 @@
 package conformance202012
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// JSONSchema202012ToolToolName is the name of tool json_schema_2020_12_tool: what tools/call
+// names, and what an interceptor sees as runtime.IncomingRequest.Name.
+const JSONSchema202012ToolToolName = "json_schema_2020_12_tool"
+
 // jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it:
 // as written in tool.json, without mcpgen's own keys.
-const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_tool\",\n  \"description\": \"Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"$defs\": {\n      \"address\": {\n        \"$anchor\": \"addressDef\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"street\": {\"type\": \"string\"},\n          \"city\": {\"type\": \"string\"}\n        }\n      }\n    },\n    \"properties\": {\n      \"name\": {\"type\": \"string\"},\n      \"address\": {\"$ref\": \"#/$defs/address\"},\n      \"contactMethod\": {\"type\": \"string\", \"enum\": [\"phone\", \"email\"]},\n      \"phone\": {\"type\": \"string\"},\n      \"email\": {\"type\": \"string\"}\n    },\n    \"allOf\": [{\"anyOf\": [{\"required\": [\"phone\"]}, {\"required\": [\"email\"]}]}],\n    \"if\": {\n      \"properties\": {\"contactMethod\": {\"const\": \"phone\"}},\n      \"required\": [\"contactMethod\"]\n    },\n    \"then\": {\"required\": [\"phone\"]},\n    \"else\": {\"required\": [\"email\"]},\n    \"additionalProperties\": false\n  }\n}"
+const jsonSchema202012ToolDefinition = `{
+  "name": "json_schema_2020_12_tool",
+  "description": "Tool with JSON Schema 2020-12 features: tools/list must keep $schema, $defs, $anchor, allOf/anyOf, if/then/else and additionalProperties (conformance: json-schema-2020-12).",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+      "address": {
+        "$anchor": "addressDef",
+        "type": "object",
+        "properties": {
+          "street": {"type": "string"},
+          "city": {"type": "string"}
+        }
+      }
+    },
+    "properties": {
+      "name": {"type": "string"},
+      "address": {"$ref": "#/$defs/address"},
+      "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+      "phone": {"type": "string"},
+      "email": {"type": "string"}
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {
+      "properties": {"contactMethod": {"const": "phone"}},
+      "required": ["contactMethod"]
+    },
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": false
+  }
+}`
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.
 type JSONSchema202012ToolInput struct {
@@ -74,19 +109,10 @@ type JSONSchema202012ToolCall struct {
 
 // jsonSchema202012ToolTool wires tool json_schema_2020_12_tool to h.
 func jsonSchema202012ToolTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "json_schema_2020_12_tool",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       JSONSchema202012ToolToolName,
 		Definition: json.RawMessage(jsonSchema202012ToolDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in JSONSchema202012ToolInput
-			if err := runtime.DecodeArguments("json_schema_2020_12_tool", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.JSONSchema202012Tool(ctx, JSONSchema202012ToolCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) JSONSchema202012ToolCall {
+		return JSONSchema202012ToolCall{runtime.NewToolCall(call)}
+	}, h.JSONSchema202012Tool)
 }

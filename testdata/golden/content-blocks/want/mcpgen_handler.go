@@ -4,18 +4,18 @@ package contentblocks
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// TestSimpleText handles tool test_simple_text.
 	//
@@ -43,43 +43,44 @@ type Handler interface {
 	TestMultipleContentTypes(ctx context.Context, call TestMultipleContentTypesCall, in TestMultipleContentTypesInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // TestSimpleText reports that tool test_simple_text is not implemented.
 func (UnimplementedHandler) TestSimpleText(context.Context, TestSimpleTextCall, TestSimpleTextInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_simple_text\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestSimpleTextToolName)
 }
 
 // TestImageContent reports that tool test_image_content is not implemented.
 func (UnimplementedHandler) TestImageContent(context.Context, TestImageContentCall, TestImageContentInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_image_content\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestImageContentToolName)
 }
 
 // TestAudioContent reports that tool test_audio_content is not implemented.
 func (UnimplementedHandler) TestAudioContent(context.Context, TestAudioContentCall, TestAudioContentInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_audio_content\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestAudioContentToolName)
 }
 
 // TestResourceLink reports that tool test_resource_link is not implemented.
 func (UnimplementedHandler) TestResourceLink(context.Context, TestResourceLinkCall, TestResourceLinkInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_resource_link\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestResourceLinkToolName)
 }
 
 // TestEmbeddedResource reports that tool test_embedded_resource is not implemented.
 func (UnimplementedHandler) TestEmbeddedResource(context.Context, TestEmbeddedResourceCall, TestEmbeddedResourceInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_embedded_resource\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestEmbeddedResourceToolName)
 }
 
 // TestMultipleContentTypes reports that tool test_multiple_content_types is not implemented.
 func (UnimplementedHandler) TestMultipleContentTypes(context.Context, TestMultipleContentTypesCall, TestMultipleContentTypesInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"test_multiple_content_types\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TestMultipleContentTypesToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		testSimpleTextTool(h),
 		testImageContentTool(h),
 		testAudioContentTool(h),
@@ -87,7 +88,7 @@ func Register(s *runtime.Server, h Handler) error {
 		testEmbeddedResourceTool(h),
 		testMultipleContentTypesTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

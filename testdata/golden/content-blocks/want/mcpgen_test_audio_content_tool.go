@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestAudioContentToolName is the name of tool test_audio_content: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const TestAudioContentToolName = "test_audio_content"
+
 // testAudioContentDefinition is tool test_audio_content as tools/list advertises it: as
 // written in tools.json, without mcpgen's own keys.
-const testAudioContentDefinition = "{\n    \"name\": \"test_audio_content\",\n    \"description\": \"Returns an audio block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testAudioContentDefinition = `{
+    "name": "test_audio_content",
+    "description": "Returns an audio block",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestAudioContentInput is the arguments of tool test_audio_content.
 type TestAudioContentInput struct{}
@@ -25,19 +35,10 @@ type TestAudioContentCall struct {
 
 // testAudioContentTool wires tool test_audio_content to h.
 func testAudioContentTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_audio_content",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestAudioContentToolName,
 		Definition: json.RawMessage(testAudioContentDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestAudioContentInput
-			if err := runtime.DecodeArguments("test_audio_content", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestAudioContent(ctx, TestAudioContentCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestAudioContentCall {
+		return TestAudioContentCall{runtime.NewToolCall(call)}
+	}, h.TestAudioContent)
 }

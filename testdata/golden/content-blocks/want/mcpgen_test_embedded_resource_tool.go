@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestEmbeddedResourceToolName is the name of tool test_embedded_resource: what tools/call
+// names, and what an interceptor sees as runtime.IncomingRequest.Name.
+const TestEmbeddedResourceToolName = "test_embedded_resource"
+
 // testEmbeddedResourceDefinition is tool test_embedded_resource as tools/list advertises it:
 // as written in tools.json, without mcpgen's own keys.
-const testEmbeddedResourceDefinition = "{\n    \"name\": \"test_embedded_resource\",\n    \"description\": \"Returns an embedded resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testEmbeddedResourceDefinition = `{
+    "name": "test_embedded_resource",
+    "description": "Returns an embedded resource",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestEmbeddedResourceInput is the arguments of tool test_embedded_resource.
 type TestEmbeddedResourceInput struct{}
@@ -25,19 +35,10 @@ type TestEmbeddedResourceCall struct {
 
 // testEmbeddedResourceTool wires tool test_embedded_resource to h.
 func testEmbeddedResourceTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_embedded_resource",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestEmbeddedResourceToolName,
 		Definition: json.RawMessage(testEmbeddedResourceDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestEmbeddedResourceInput
-			if err := runtime.DecodeArguments("test_embedded_resource", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestEmbeddedResource(ctx, TestEmbeddedResourceCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestEmbeddedResourceCall {
+		return TestEmbeddedResourceCall{runtime.NewToolCall(call)}
+	}, h.TestEmbeddedResource)
 }

@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestImageContentToolName is the name of tool test_image_content: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const TestImageContentToolName = "test_image_content"
+
 // testImageContentDefinition is tool test_image_content as tools/list advertises it: as
 // written in tools.json, without mcpgen's own keys.
-const testImageContentDefinition = "{\n    \"name\": \"test_image_content\",\n    \"description\": \"Returns an image block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testImageContentDefinition = `{
+    "name": "test_image_content",
+    "description": "Returns an image block",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestImageContentInput is the arguments of tool test_image_content.
 type TestImageContentInput struct{}
@@ -25,19 +35,10 @@ type TestImageContentCall struct {
 
 // testImageContentTool wires tool test_image_content to h.
 func testImageContentTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_image_content",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestImageContentToolName,
 		Definition: json.RawMessage(testImageContentDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestImageContentInput
-			if err := runtime.DecodeArguments("test_image_content", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestImageContent(ctx, TestImageContentCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestImageContentCall {
+		return TestImageContentCall{runtime.NewToolCall(call)}
+	}, h.TestImageContent)
 }

@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestMultipleContentTypesToolName is the name of tool test_multiple_content_types: what
+// tools/call names, and what an interceptor sees as runtime.IncomingRequest.Name.
+const TestMultipleContentTypesToolName = "test_multiple_content_types"
+
 // testMultipleContentTypesDefinition is tool test_multiple_content_types as tools/list
 // advertises it: as written in tools.json, without mcpgen's own keys.
-const testMultipleContentTypesDefinition = "{\n    \"name\": \"test_multiple_content_types\",\n    \"description\": \"Returns text, image and resource\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testMultipleContentTypesDefinition = `{
+    "name": "test_multiple_content_types",
+    "description": "Returns text, image and resource",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestMultipleContentTypesInput is the arguments of tool test_multiple_content_types.
 type TestMultipleContentTypesInput struct{}
@@ -25,19 +35,10 @@ type TestMultipleContentTypesCall struct {
 
 // testMultipleContentTypesTool wires tool test_multiple_content_types to h.
 func testMultipleContentTypesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_multiple_content_types",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestMultipleContentTypesToolName,
 		Definition: json.RawMessage(testMultipleContentTypesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestMultipleContentTypesInput
-			if err := runtime.DecodeArguments("test_multiple_content_types", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestMultipleContentTypes(ctx, TestMultipleContentTypesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestMultipleContentTypesCall {
+		return TestMultipleContentTypesCall{runtime.NewToolCall(call)}
+	}, h.TestMultipleContentTypes)
 }

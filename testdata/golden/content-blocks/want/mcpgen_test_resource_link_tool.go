@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestResourceLinkToolName is the name of tool test_resource_link: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const TestResourceLinkToolName = "test_resource_link"
+
 // testResourceLinkDefinition is tool test_resource_link as tools/list advertises it: as
 // written in tools.json, without mcpgen's own keys.
-const testResourceLinkDefinition = "{\n    \"name\": \"test_resource_link\",\n    \"description\": \"Returns a resource link\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testResourceLinkDefinition = `{
+    "name": "test_resource_link",
+    "description": "Returns a resource link",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestResourceLinkInput is the arguments of tool test_resource_link.
 type TestResourceLinkInput struct{}
@@ -25,19 +35,10 @@ type TestResourceLinkCall struct {
 
 // testResourceLinkTool wires tool test_resource_link to h.
 func testResourceLinkTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_resource_link",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestResourceLinkToolName,
 		Definition: json.RawMessage(testResourceLinkDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestResourceLinkInput
-			if err := runtime.DecodeArguments("test_resource_link", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestResourceLink(ctx, TestResourceLinkCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestResourceLinkCall {
+		return TestResourceLinkCall{runtime.NewToolCall(call)}
+	}, h.TestResourceLink)
 }

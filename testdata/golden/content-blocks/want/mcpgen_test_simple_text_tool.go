@@ -3,15 +3,25 @@
 package contentblocks
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TestSimpleTextToolName is the name of tool test_simple_text: what tools/call names, and what
+// an interceptor sees as runtime.IncomingRequest.Name.
+const TestSimpleTextToolName = "test_simple_text"
+
 // testSimpleTextDefinition is tool test_simple_text as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const testSimpleTextDefinition = "{\n    \"name\": \"test_simple_text\",\n    \"description\": \"Returns a text block\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const testSimpleTextDefinition = `{
+    "name": "test_simple_text",
+    "description": "Returns a text block",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // TestSimpleTextInput is the arguments of tool test_simple_text.
 type TestSimpleTextInput struct{}
@@ -25,19 +35,10 @@ type TestSimpleTextCall struct {
 
 // testSimpleTextTool wires tool test_simple_text to h.
 func testSimpleTextTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "test_simple_text",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TestSimpleTextToolName,
 		Definition: json.RawMessage(testSimpleTextDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TestSimpleTextInput
-			if err := runtime.DecodeArguments("test_simple_text", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TestSimpleText(ctx, TestSimpleTextCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TestSimpleTextCall {
+		return TestSimpleTextCall{runtime.NewToolCall(call)}
+	}, h.TestSimpleText)
 }

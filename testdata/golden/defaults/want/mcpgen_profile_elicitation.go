@@ -115,12 +115,62 @@ func (v *ProfileTagsItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ProfileElicitationName is the name of elicitation profile, as call handles ask for it and
+// the test client answers it.
+const ProfileElicitationName = "profile"
+
 // profileElicitation declares the profile elicitation (form mode).
 //
 // Profile defaults on every type
 var profileElicitation = &runtime.Elicitation{
-	Name:            "profile",
-	Mode:            "form",
-	Message:         "Profile defaults on every type",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"name\": {\n        \"type\": \"string\",\n        \"default\": \"John Doe\",\n        \"minLength\": 1,\n        \"maxLength\": 50\n      },\n      \"age\": {\n        \"type\": \"integer\",\n        \"default\": 30,\n        \"minimum\": 0,\n        \"maximum\": 150\n      },\n      \"score\": {\n        \"type\": \"number\",\n        \"default\": 95.5\n      },\n      \"status\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"active\",\n          \"inactive\",\n          \"pending\"\n        ],\n        \"default\": \"active\"\n      },\n      \"verified\": {\n        \"type\": \"boolean\",\n        \"default\": true\n      },\n      \"tags\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"x\",\n            \"y\"\n          ]\n        },\n        \"default\": [\n          \"x\"\n        ]\n      }\n    }\n  }"),
+	Name:    ProfileElicitationName,
+	Mode:    "form",
+	Message: "Profile defaults on every type",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "default": "John Doe",
+        "minLength": 1,
+        "maxLength": 50
+      },
+      "age": {
+        "type": "integer",
+        "default": 30,
+        "minimum": 0,
+        "maximum": 150
+      },
+      "score": {
+        "type": "number",
+        "default": 95.5
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "inactive",
+          "pending"
+        ],
+        "default": "active"
+      },
+      "verified": {
+        "type": "boolean",
+        "default": true
+      },
+      "tags": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "enum": [
+            "x",
+            "y"
+          ]
+        },
+        "default": [
+          "x"
+        ]
+      }
+    }
+  }`),
 }

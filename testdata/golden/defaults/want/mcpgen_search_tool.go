@@ -11,6 +11,10 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SearchToolName is the name of tool search: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const SearchToolName = "search"
+
 // searchDefinition is tool search as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
 const searchDefinition = "{\n  \"name\": \"search\",\n  \"description\": \"Search with defaults\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"query\": {\n        \"type\": \"string\"\n      },\n      \"limit\": {\n        \"type\": \"integer\",\n        \"default\": 20\n      },\n      \"ratio\": {\n        \"type\": \"number\",\n        \"default\": 0.5\n      },\n      \"exact\": {\n        \"type\": \"boolean\",\n        \"default\": false\n      },\n      \"order\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"asc\",\n          \"desc\"\n        ],\n        \"default\": \"desc\"\n      },\n      \"prefix\": {\n        \"type\": \"string\",\n        \"default\": \"a\\\"b`c\"\n      },\n      \"tags\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        },\n        \"default\": [\n          \"a\",\n          \"b\"\n        ]\n      },\n      \"since\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\",\n        \"default\": \"2024-01-01T00:00:00Z\"\n      },\n      \"window\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"from\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"default\": {\n          \"from\": 1\n        }\n      },\n      \"labels\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"string\"\n        },\n        \"default\": {\n          \"team\": \"core\"\n        }\n      }\n    },\n    \"required\": [\n      \"query\"\n    ]\n  }\n}"
@@ -130,20 +134,11 @@ func (c SearchCall) ElicitProfile(ctx context.Context, message string) (Profile,
 
 // searchTool wires tool search to h.
 func searchTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "search",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         SearchToolName,
 		Definition:   json.RawMessage(searchDefinition),
 		Elicitations: []*runtime.Elicitation{profileElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SearchInput
-			if err := runtime.DecodeArguments("search", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Search(ctx, SearchCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) SearchCall {
+		return SearchCall{runtime.NewToolCall(call), call}
+	}, h.Search)
 }

@@ -3,16 +3,111 @@
 package defs
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// MoveItemToolName is the name of tool move_item: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const MoveItemToolName = "move_item"
+
 // moveItemDefinition is tool move_item as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const moveItemDefinition = "{\n  \"name\": \"move_item\",\n  \"description\": \"Move an item; input and output share $defs/Location\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"properties\": {\n      \"from\": {\n        \"$ref\": \"#/$defs/Location\"\n      },\n      \"to\": {\n        \"$ref\": \"#/$defs/Location\"\n      },\n      \"tree\": {\n        \"$ref\": \"#/$defs/Node\"\n      },\n      \"kind\": {\n        \"$ref\": \"#/$defs/Kind\"\n      }\n    },\n    \"required\": [\n      \"from\",\n      \"to\"\n    ],\n    \"$defs\": {\n      \"Location\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"shelf\": {\n            \"type\": \"string\"\n          },\n          \"bin\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"shelf\"\n        ]\n      },\n      \"Node\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"label\": {\n            \"type\": \"string\"\n          },\n          \"children\": {\n            \"type\": \"array\",\n            \"items\": {\n              \"$ref\": \"#/$defs/Node\"\n            }\n          },\n          \"parent\": {\n            \"$ref\": \"#/$defs/Node\"\n          }\n        }\n      },\n      \"Kind\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"box\",\n          \"pallet\"\n        ]\n      }\n    }\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"at\": {\n        \"$ref\": \"#/$defs/Location\"\n      }\n    },\n    \"required\": [\n      \"at\"\n    ],\n    \"$defs\": {\n      \"Location\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"shelf\": {\n            \"type\": \"string\"\n          },\n          \"bin\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"shelf\"\n        ]\n      }\n    }\n  }\n}"
+const moveItemDefinition = `{
+  "name": "move_item",
+  "description": "Move an item; input and output share $defs/Location",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "from": {
+        "$ref": "#/$defs/Location"
+      },
+      "to": {
+        "$ref": "#/$defs/Location"
+      },
+      "tree": {
+        "$ref": "#/$defs/Node"
+      },
+      "kind": {
+        "$ref": "#/$defs/Kind"
+      }
+    },
+    "required": [
+      "from",
+      "to"
+    ],
+    "$defs": {
+      "Location": {
+        "type": "object",
+        "properties": {
+          "shelf": {
+            "type": "string"
+          },
+          "bin": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "shelf"
+        ]
+      },
+      "Node": {
+        "type": "object",
+        "properties": {
+          "label": {
+            "type": "string"
+          },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Node"
+            }
+          },
+          "parent": {
+            "$ref": "#/$defs/Node"
+          }
+        }
+      },
+      "Kind": {
+        "type": "string",
+        "enum": [
+          "box",
+          "pallet"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "at": {
+        "$ref": "#/$defs/Location"
+      }
+    },
+    "required": [
+      "at"
+    ],
+    "$defs": {
+      "Location": {
+        "type": "object",
+        "properties": {
+          "shelf": {
+            "type": "string"
+          },
+          "bin": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "shelf"
+        ]
+      }
+    }
+  }
+}`
 
 // MoveItemInput is the arguments of tool move_item.
 type MoveItemInput struct {
@@ -83,19 +178,10 @@ type MoveItemCall struct {
 
 // moveItemTool wires tool move_item to h.
 func moveItemTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "move_item",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       MoveItemToolName,
 		Definition: json.RawMessage(moveItemDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in MoveItemInput
-			if err := runtime.DecodeArguments("move_item", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.MoveItem(ctx, MoveItemCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) MoveItemCall {
+		return MoveItemCall{runtime.NewToolCall(call)}
+	}, h.MoveItem)
 }

@@ -3,11 +3,14 @@
 package docescapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
+
+// TrickyDocsToolName is the name of tool tricky_docs: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const TrickyDocsToolName = "tricky_docs"
 
 // trickyDocsDefinition is tool tricky_docs as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
@@ -31,19 +34,10 @@ type TrickyDocsCall struct {
 
 // trickyDocsTool wires tool tricky_docs to h.
 func trickyDocsTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tricky_docs",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TrickyDocsToolName,
 		Definition: json.RawMessage(trickyDocsDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TrickyDocsInput
-			if err := runtime.DecodeArguments("tricky_docs", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TrickyDocs(ctx, TrickyDocsCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TrickyDocsCall {
+		return TrickyDocsCall{runtime.NewToolCall(call)}
+	}, h.TrickyDocs)
 }

@@ -3,15 +3,33 @@
 package docwrapping
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// WebSearchToolName is the name of tool web_search: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const WebSearchToolName = "web_search"
+
 // webSearchDefinition is tool web_search as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const webSearchDefinition = "{\n  \"name\": \"web_search\",\n  \"description\": \"Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole.\\n\\nExamples:\\n    search(\\\"go generics\\\", count=5)\\n- a list item written by the server's author that runs on past the width of one line and keeps its dash at the start\\n\\n### Rules\\n  - **Freshness:**\\n    Use the freshness filter whenever the user asks about something recent, and say in the answer which window was used so that the user can widen it.\\n  - **Count:** at most 20.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"query\": {\n        \"type\": \"string\",\n        \"description\": \"The query. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com\"\n      }\n    },\n    \"required\": [\n      \"query\"\n    ]\n  }\n}"
+const webSearchDefinition = `{
+  "name": "web_search",
+  "description": "Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com/a/very/long/path/that/does/not/fit/on/one/line/of/a/comment/at/all?with=query&and=more stay whole.\n\nExamples:\n    search(\"go generics\", count=5)\n- a list item written by the server's author that runs on past the width of one line and keeps its dash at the start\n\n### Rules\n  - **Freshness:**\n    Use the freshness filter whenever the user asks about something recent, and say in the answer which window was used so that the user can widen it.\n  - **Count:** at most 20.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "type": "string",
+        "description": "The query. Searches the web and returns the most relevant pages for the query. Use it when the user asks about current events, recent releases, prices, or anything that changes over time; prefer it over answering from memory. Results are ranked by relevance and freshness, and each carries a title, a URL, a snippet and, when the page declares one, a publication date. Very long URLs such as https://example.com"
+      }
+    },
+    "required": [
+      "query"
+    ]
+  }
+}`
 
 // WebSearchInput is the arguments of tool web_search.
 type WebSearchInput struct {
@@ -32,19 +50,10 @@ type WebSearchCall struct {
 
 // webSearchTool wires tool web_search to h.
 func webSearchTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "web_search",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       WebSearchToolName,
 		Definition: json.RawMessage(webSearchDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in WebSearchInput
-			if err := runtime.DecodeArguments("web_search", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.WebSearch(ctx, WebSearchCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) WebSearchCall {
+		return WebSearchCall{runtime.NewToolCall(call)}
+	}, h.WebSearch)
 }

@@ -4,18 +4,18 @@ package draft07
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// LegacySchema handles tool legacy_schema.
 	//
@@ -23,21 +23,22 @@ type Handler interface {
 	LegacySchema(ctx context.Context, call LegacySchemaCall, in LegacySchemaInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // LegacySchema reports that tool legacy_schema is not implemented.
 func (UnimplementedHandler) LegacySchema(context.Context, LegacySchemaCall, LegacySchemaInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"legacy_schema\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", LegacySchemaToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		legacySchemaTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -3,15 +3,28 @@
 package draft07
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// LegacySchemaToolName is the name of tool legacy_schema: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const LegacySchemaToolName = "legacy_schema"
+
 // legacySchemaDefinition is tool legacy_schema as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const legacySchemaDefinition = "{\n  \"name\": \"legacy_schema\",\n  \"description\": \"An input schema written for draft-07, with definitions\",\n  \"inputSchema\": {\n    \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n    \"type\": \"object\",\n    \"definitions\": {\"range\": {\"type\": \"object\", \"properties\": {\"from\": {\"type\": \"integer\"}, \"to\": {\"type\": \"integer\"}}, \"required\": [\"from\", \"to\"]}},\n    \"properties\": {\"window\": {\"$ref\": \"#/definitions/range\"}, \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"uniqueItems\": true}},\n    \"required\": [\"window\"]\n  }\n}"
+const legacySchemaDefinition = `{
+  "name": "legacy_schema",
+  "description": "An input schema written for draft-07, with definitions",
+  "inputSchema": {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "definitions": {"range": {"type": "object", "properties": {"from": {"type": "integer"}, "to": {"type": "integer"}}, "required": ["from", "to"]}},
+    "properties": {"window": {"$ref": "#/definitions/range"}, "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}},
+    "required": ["window"]
+  }
+}`
 
 // LegacySchemaInput is the arguments of tool legacy_schema.
 type LegacySchemaInput struct {
@@ -34,19 +47,10 @@ type LegacySchemaCall struct {
 
 // legacySchemaTool wires tool legacy_schema to h.
 func legacySchemaTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "legacy_schema",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       LegacySchemaToolName,
 		Definition: json.RawMessage(legacySchemaDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in LegacySchemaInput
-			if err := runtime.DecodeArguments("legacy_schema", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.LegacySchema(ctx, LegacySchemaCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) LegacySchemaCall {
+		return LegacySchemaCall{runtime.NewToolCall(call)}
+	}, h.LegacySchema)
 }

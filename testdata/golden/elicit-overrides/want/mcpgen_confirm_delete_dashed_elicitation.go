@@ -13,12 +13,23 @@ type ConfirmDeleteDashed struct {
 	Ok *bool `json:"ok,omitempty"`
 }
 
+// ConfirmDeleteDashedElicitationName is the name of elicitation confirm-delete, as call
+// handles ask for it and the test client answers it.
+const ConfirmDeleteDashedElicitationName = "confirm-delete"
+
 // confirmDeleteDashedElicitation declares the confirm-delete elicitation (form mode).
 //
 // Dashed name
 var confirmDeleteDashedElicitation = &runtime.Elicitation{
-	Name:            "confirm-delete",
-	Mode:            "form",
-	Message:         "Dashed name",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"ok\": {\n        \"type\": \"boolean\"\n      }\n    }\n  }"),
+	Name:    ConfirmDeleteDashedElicitationName,
+	Mode:    "form",
+	Message: "Dashed name",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "ok": {
+        "type": "boolean"
+      }
+    }
+  }`),
 }

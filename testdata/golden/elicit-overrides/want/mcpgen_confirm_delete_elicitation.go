@@ -85,12 +85,43 @@ func (v *ConfirmDeleteLangsItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ConfirmDeleteElicitationName is the name of elicitation confirm_delete, as call handles ask
+// for it and the test client answers it.
+const ConfirmDeleteElicitationName = "confirm_delete"
+
 // confirmDeleteElicitation declares the confirm_delete elicitation (form mode).
 //
 // Underscored name
 var confirmDeleteElicitation = &runtime.Elicitation{
-	Name:            "confirm_delete",
-	Mode:            "form",
-	Message:         "Underscored name",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\"\n        ]\n      },\n      \"langs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"C\",\n            \"C++\"\n          ]\n        }\n      }\n    }\n  }"),
+	Name:    ConfirmDeleteElicitationName,
+	Mode:    "form",
+	Message: "Underscored name",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "user_id": {
+        "type": "string"
+      },
+      "userId": {
+        "type": "string"
+      },
+      "lang": {
+        "type": "string",
+        "enum": [
+          "C",
+          "C++"
+        ]
+      },
+      "langs": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "enum": [
+            "C",
+            "C++"
+          ]
+        }
+      }
+    }
+  }`),
 }

@@ -9,9 +9,19 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// RemoveToolName is the name of tool remove: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const RemoveToolName = "remove"
+
 // removeDefinition is tool remove as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const removeDefinition = "{\n  \"name\": \"remove\",\n  \"description\": \"Uses both forms\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
+const removeDefinition = `{
+  "name": "remove",
+  "description": "Uses both forms",
+  "inputSchema": {
+    "type": "object"
+  }
+}`
 
 // RemoveInput is the arguments of tool remove.
 type RemoveInput struct{}
@@ -48,20 +58,11 @@ func (c RemoveCall) ElicitConfirmDelete(ctx context.Context, message string) (Co
 
 // removeTool wires tool remove to h.
 func removeTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "remove",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         RemoveToolName,
 		Definition:   json.RawMessage(removeDefinition),
 		Elicitations: []*runtime.Elicitation{confirmDeleteDashedElicitation, confirmDeleteElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in RemoveInput
-			if err := runtime.DecodeArguments("remove", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Remove(ctx, RemoveCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) RemoveCall {
+		return RemoveCall{runtime.NewToolCall(call), call}
+	}, h.Remove)
 }

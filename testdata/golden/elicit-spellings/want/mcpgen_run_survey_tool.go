@@ -9,9 +9,20 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// RunSurveyToolName is the name of tool run_survey: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const RunSurveyToolName = "run_survey"
+
 // runSurveyDefinition is tool run_survey as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const runSurveyDefinition = "{\n  \"name\": \"run_survey\",\n  \"description\": \"Ask the user the survey\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
+const runSurveyDefinition = `{
+  "name": "run_survey",
+  "description": "Ask the user the survey",
+  "inputSchema": {
+    "type": "object",
+    "properties": {}
+  }
+}`
 
 // RunSurveyInput is the arguments of tool run_survey.
 type RunSurveyInput struct{}
@@ -37,20 +48,11 @@ func (c RunSurveyCall) ElicitSurvey(ctx context.Context, message string) (Survey
 
 // runSurveyTool wires tool run_survey to h.
 func runSurveyTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "run_survey",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         RunSurveyToolName,
 		Definition:   json.RawMessage(runSurveyDefinition),
 		Elicitations: []*runtime.Elicitation{surveyElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in RunSurveyInput
-			if err := runtime.DecodeArguments("run_survey", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.RunSurvey(ctx, RunSurveyCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) RunSurveyCall {
+		return RunSurveyCall{runtime.NewToolCall(call), call}
+	}, h.RunSurvey)
 }

@@ -192,12 +192,83 @@ func (v *SurveyTitledMultiItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// SurveyElicitationName is the name of elicitation survey, as call handles ask for it and the
+// test client answers it.
+const SurveyElicitationName = "survey"
+
 // surveyElicitation declares the survey elicitation (form mode).
 //
 // Every enum spelling the specification allows
 var surveyElicitation = &runtime.Elicitation{
-	Name:            "survey",
-	Mode:            "form",
-	Message:         "Pick your options",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"untitledSingle\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"option1\",\n          \"option2\",\n          \"option3\"\n        ]\n      },\n      \"titledSingle\": {\n        \"type\": \"string\",\n        \"oneOf\": [\n          {\n            \"const\": \"value1\",\n            \"title\": \"First Option\"\n          },\n          {\n            \"const\": \"value2\",\n            \"title\": \"Second Option\"\n          }\n        ]\n      },\n      \"legacyEnum\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"opt1\",\n          \"opt2\"\n        ],\n        \"enumNames\": [\n          \"Option One\",\n          \"Option Two\"\n        ]\n      },\n      \"untitledMulti\": {\n        \"type\": \"array\",\n        \"minItems\": 1,\n        \"maxItems\": 2,\n        \"items\": {\n          \"type\": \"string\",\n          \"enum\": [\n            \"a\",\n            \"b\",\n            \"c\"\n          ]\n        }\n      },\n      \"titledMulti\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"anyOf\": [\n            {\n              \"const\": \"red\",\n              \"title\": \"Red\"\n            },\n            {\n              \"const\": \"green\",\n              \"title\": \"Green\"\n            }\n          ]\n        }\n      }\n    },\n    \"required\": [\n      \"untitledSingle\"\n    ]\n  }"),
+	Name:    SurveyElicitationName,
+	Mode:    "form",
+	Message: "Pick your options",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "untitledSingle": {
+        "type": "string",
+        "enum": [
+          "option1",
+          "option2",
+          "option3"
+        ]
+      },
+      "titledSingle": {
+        "type": "string",
+        "oneOf": [
+          {
+            "const": "value1",
+            "title": "First Option"
+          },
+          {
+            "const": "value2",
+            "title": "Second Option"
+          }
+        ]
+      },
+      "legacyEnum": {
+        "type": "string",
+        "enum": [
+          "opt1",
+          "opt2"
+        ],
+        "enumNames": [
+          "Option One",
+          "Option Two"
+        ]
+      },
+      "untitledMulti": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 2,
+        "items": {
+          "type": "string",
+          "enum": [
+            "a",
+            "b",
+            "c"
+          ]
+        }
+      },
+      "titledMulti": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "const": "red",
+              "title": "Red"
+            },
+            {
+              "const": "green",
+              "title": "Green"
+            }
+          ]
+        }
+      }
+    },
+    "required": [
+      "untitledSingle"
+    ]
+  }`),
 }

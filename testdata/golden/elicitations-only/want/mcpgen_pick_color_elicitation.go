@@ -48,12 +48,16 @@ func (v *PickColorColor) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// PickColorElicitationName is the name of elicitation pick_color, as call handles ask for it
+// and the test client answers it.
+const PickColorElicitationName = "pick_color"
+
 // pickColorElicitation declares the pick_color elicitation (form mode).
 //
 // Pick a color; no tool uses it yet
 var pickColorElicitation = &runtime.Elicitation{
-	Name:            "pick_color",
+	Name:            PickColorElicitationName,
 	Mode:            "form",
 	Message:         "Pick a color; no tool uses it yet",
-	RequestedSchema: json.RawMessage("{\"type\": \"object\", \"properties\": {\"color\": {\"type\": \"string\", \"enum\": [\"red\", \"green\"]}}, \"required\": [\"color\"]}"),
+	RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green"]}}, "required": ["color"]}`),
 }

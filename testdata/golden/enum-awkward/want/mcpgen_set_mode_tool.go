@@ -3,16 +3,85 @@
 package enumawkward
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SetModeToolName is the name of tool set_mode: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const SetModeToolName = "set_mode"
+
 // setModeDefinition is tool set_mode as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const setModeDefinition = "{\n  \"name\": \"set_mode\",\n  \"description\": \"Enums with awkward values\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"mode\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"in-progress\",\n          \"\",\n          \"*\",\n          \"2fa\",\n          \"with space\",\n          \"UPPER_CASE\",\n          \"\\u00fcn\\u00efcode\",\n          \">=\",\n          \"already_done\"\n        ]\n      },\n      \"level\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          -1,\n          0,\n          1,\n          10\n        ]\n      },\n      \"weight\": {\n        \"type\": \"number\",\n        \"enum\": [\n          0.5,\n          1.5\n        ]\n      },\n      \"lang\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"C\",\n          \"C++\",\n          \"C#\"\n        ]\n      },\n      \"huge\": {\n        \"type\": \"integer\",\n        \"enum\": [\n          1,\n          99999999999999999999\n        ]\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 8080\n      },\n      \"big\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\",\n        \"default\": 99999999999\n      }\n    },\n    \"required\": [\n      \"mode\"\n    ]\n  }\n}"
+const setModeDefinition = `{
+  "name": "set_mode",
+  "description": "Enums with awkward values",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "mode": {
+        "type": "string",
+        "enum": [
+          "in-progress",
+          "",
+          "*",
+          "2fa",
+          "with space",
+          "UPPER_CASE",
+          "\u00fcn\u00efcode",
+          ">=",
+          "already_done"
+        ]
+      },
+      "level": {
+        "type": "integer",
+        "enum": [
+          -1,
+          0,
+          1,
+          10
+        ]
+      },
+      "weight": {
+        "type": "number",
+        "enum": [
+          0.5,
+          1.5
+        ]
+      },
+      "lang": {
+        "type": "string",
+        "enum": [
+          "C",
+          "C++",
+          "C#"
+        ]
+      },
+      "huge": {
+        "type": "integer",
+        "enum": [
+          1,
+          99999999999999999999
+        ]
+      },
+      "port": {
+        "type": "integer",
+        "format": "int32",
+        "default": 8080
+      },
+      "big": {
+        "type": "integer",
+        "format": "int32",
+        "default": 99999999999
+      }
+    },
+    "required": [
+      "mode"
+    ]
+  }
+}`
 
 // SetModeInput is the arguments of tool set_mode.
 type SetModeInput struct {
@@ -235,19 +304,10 @@ type SetModeCall struct {
 
 // setModeTool wires tool set_mode to h.
 func setModeTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "set_mode",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       SetModeToolName,
 		Definition: json.RawMessage(setModeDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SetModeInput
-			if err := runtime.DecodeArguments("set_mode", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.SetMode(ctx, SetModeCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) SetModeCall {
+		return SetModeCall{runtime.NewToolCall(call)}
+	}, h.SetMode)
 }

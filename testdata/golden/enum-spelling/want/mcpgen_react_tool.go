@@ -3,16 +3,34 @@
 package enumspelling
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReactToolName is the name of tool react: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const ReactToolName = "react"
+
 // reactDefinition is tool react as tools/list advertises it: as written in tool.json, without
 // mcpgen's own keys.
-const reactDefinition = "{\n  \"name\": \"react\",\n  \"description\": \"Enum values that differ only in punctuation or case.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"content\": { \"type\": \"string\", \"enum\": [\"+1\", \"-1\", \"laugh\", \"heart\"], \"description\": \"The reaction.\" },\n      \"sort\": { \"type\": \"string\", \"enum\": [\"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-heart\"] },\n      \"answer\": { \"type\": \"string\", \"enum\": [\"Y\", \"y\", \"N\", \"n\"] },\n      \"confirm\": { \"type\": \"string\", \"enum\": [\"Yes\", \"yes\", \"YES\", \"No\", \"no\"] },\n      \"lang\": { \"type\": \"string\", \"enum\": [\"c\", \"c++\", \"c#\"] },\n      \"offset\": { \"type\": \"string\", \"enum\": [\"utc-5\", \"utc+5\", \"utc\"] }\n    },\n    \"required\": [\"content\"]\n  }\n}"
+const reactDefinition = `{
+  "name": "react",
+  "description": "Enum values that differ only in punctuation or case.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "content": { "type": "string", "enum": ["+1", "-1", "laugh", "heart"], "description": "The reaction." },
+      "sort": { "type": "string", "enum": ["reactions", "reactions-+1", "reactions--1", "reactions-heart"] },
+      "answer": { "type": "string", "enum": ["Y", "y", "N", "n"] },
+      "confirm": { "type": "string", "enum": ["Yes", "yes", "YES", "No", "no"] },
+      "lang": { "type": "string", "enum": ["c", "c++", "c#"] },
+      "offset": { "type": "string", "enum": ["utc-5", "utc+5", "utc"] }
+    },
+    "required": ["content"]
+  }
+}`
 
 // ReactInput is the arguments of tool react.
 type ReactInput struct {
@@ -262,19 +280,10 @@ type ReactCall struct {
 
 // reactTool wires tool react to h.
 func reactTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "react",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReactToolName,
 		Definition: json.RawMessage(reactDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReactInput
-			if err := runtime.DecodeArguments("react", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.React(ctx, ReactCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReactCall {
+		return ReactCall{runtime.NewToolCall(call)}
+	}, h.React)
 }

@@ -4,22 +4,18 @@ package featurescopes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each prompt, each resource
+// and each resource template. Embed UnimplementedHandler in your implementation so that
+// methods added later do not break the build.
 type Handler interface {
 	// PlanTripPrompt answers prompts/get of prompt plan_trip.
 	//
@@ -36,34 +32,28 @@ type Handler interface {
 	ReadNote(ctx context.Context, call NoteTemplateCall, uri string, in NoteParams) (*runtime.ResourceResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // PlanTripPrompt reports that prompt "plan_trip" is not implemented.
 func (UnimplementedHandler) PlanTripPrompt(context.Context, PlanTripPromptCall, PlanTripPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"plan_trip\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", PlanTripPromptName)
 }
 
 // ReadSecret reports that resource "notes://secret" is not implemented.
 func (UnimplementedHandler) ReadSecret(context.Context, SecretResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"notes://secret\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", SecretResourceURI)
 }
 
 // ReadNote reports that resource template "notes://{title}" is not implemented.
 func (UnimplementedHandler) ReadNote(context.Context, NoteTemplateCall, string, NoteParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"notes://{title}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", NoteURITemplate)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the prompts, resources and resource templates of this package to s, answered
+// by h, in the order of the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Prompt{
 		planTripPrompt(h),
 	} {

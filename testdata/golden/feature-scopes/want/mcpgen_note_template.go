@@ -11,7 +11,14 @@ import (
 
 // noteTemplateDefinition is resource template notes://{title} as resources/templates/list
 // advertises it: as written in features.json, without mcpgen's own keys.
-const noteTemplateDefinition = "{\n    \"uriTemplate\": \"notes://{title}\",\n    \"name\": \"note\",\n    \"description\": \"A note by its title.\"\n  }"
+const noteTemplateDefinition = `{
+    "uriTemplate": "notes://{title}",
+    "name": "note",
+    "description": "A note by its title."
+  }`
+
+// NoteURITemplate is the URI template of resource template note.
+const NoteURITemplate = "notes://{title}"
 
 // NoteParams are the variables of URI template notes://{title}, from the URI being read; an
 // optional variable the URI leaves out is nil.
@@ -24,7 +31,7 @@ type NoteParams struct {
 // ReadNote receives for it, and the one to pass to NotifyResourceUpdated when that resource
 // changes.
 func NoteTemplateURI(p NoteParams) string {
-	return runtime.ExpandURITemplate("notes://{title}", runtime.URIVars{"title": {p.Title}})
+	return runtime.ExpandURITemplate(NoteURITemplate, runtime.URIVars{"title": {p.Title}})
 }
 
 // NoteTemplateCall is the handle of one resources/read of resource template notes://{title}:
@@ -37,7 +44,7 @@ type NoteTemplateCall struct {
 // noteTemplate wires resource template notes://{title} to h.
 func noteTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate: "notes://{title}",
+		URITemplate: NoteURITemplate,
 		Definition:  json.RawMessage(noteTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := NoteParams{Title: vars.Get("title")}

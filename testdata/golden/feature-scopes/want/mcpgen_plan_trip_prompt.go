@@ -11,7 +11,14 @@ import (
 
 // planTripPromptDefinition is prompt plan_trip as prompts/list advertises it: as written in
 // features.json, without mcpgen's own keys.
-const planTripPromptDefinition = "{\n    \"name\": \"plan_trip\",\n    \"description\": \"Plans a trip for the caller.\",\n    \"arguments\": [{\"name\": \"city\", \"description\": \"Where to go.\", \"required\": true}]\n  }"
+const planTripPromptDefinition = `{
+    "name": "plan_trip",
+    "description": "Plans a trip for the caller.",
+    "arguments": [{"name": "city", "description": "Where to go.", "required": true}]
+  }`
+
+// PlanTripPromptName is the name of prompt plan_trip, as prompts/get names it.
+const PlanTripPromptName = "plan_trip"
 
 // PlanTripPromptArgs are the arguments of prompt plan_trip; an optional argument the client
 // left out is nil.
@@ -30,7 +37,7 @@ type PlanTripPromptCall struct {
 // planTripPrompt wires prompt plan_trip to h.
 func planTripPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "plan_trip",
+		Name:       PlanTripPromptName,
 		Definition: json.RawMessage(planTripPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := PlanTripPromptArgs{City: args["city"]}

@@ -11,7 +11,12 @@ import (
 
 // secretResourceDefinition is resource notes://secret as resources/list advertises it: as
 // written in features.json, without mcpgen's own keys.
-const secretResourceDefinition = "{\n    \"uri\": \"notes://secret\",\n    \"name\": \"secret\",\n    \"description\": \"A note only some may read.\",\n    \"mimeType\": \"text/plain\"\n  }"
+const secretResourceDefinition = `{
+    "uri": "notes://secret",
+    "name": "secret",
+    "description": "A note only some may read.",
+    "mimeType": "text/plain"
+  }`
 
 // SecretResourceURI is the URI of resource secret.
 const SecretResourceURI = "notes://secret"

@@ -11,7 +11,7 @@ import (
 
 // citiesResourceDefinition is resource weather://cities as resources/list advertises it: as
 // written in c_resources.json, without mcpgen's own keys.
-const citiesResourceDefinition = "{\"uri\": \"weather://cities\", \"name\": \"cities\", \"description\": \"Every city with a forecast.\"}"
+const citiesResourceDefinition = `{"uri": "weather://cities", "name": "cities", "description": "Every city with a forecast."}`
 
 // CitiesResourceURI is the URI of resource cities.
 const CitiesResourceURI = "weather://cities"

@@ -12,7 +12,10 @@ import (
 // forecastTemplateDefinition is resource template weather://forecast/{city} as
 // resources/templates/list advertises it: as written in c_resources.json, without mcpgen's own
 // keys.
-const forecastTemplateDefinition = "{\"uriTemplate\": \"weather://forecast/{city}\", \"name\": \"forecast\"}"
+const forecastTemplateDefinition = `{"uriTemplate": "weather://forecast/{city}", "name": "forecast"}`
+
+// ForecastURITemplate is the URI template of resource template forecast.
+const ForecastURITemplate = "weather://forecast/{city}"
 
 // ForecastParams are the variables of URI template weather://forecast/{city}, from the URI
 // being read; an optional variable the URI leaves out is nil.
@@ -25,7 +28,7 @@ type ForecastParams struct {
 // uri that ReadForecast receives for it, and the one to pass to NotifyResourceUpdated when
 // that resource changes.
 func ForecastTemplateURI(p ForecastParams) string {
-	return runtime.ExpandURITemplate("weather://forecast/{city}", runtime.URIVars{"city": {p.City}})
+	return runtime.ExpandURITemplate(ForecastURITemplate, runtime.URIVars{"city": {p.City}})
 }
 
 // ForecastTemplateCall is the handle of one resources/read of resource template
@@ -38,7 +41,7 @@ type ForecastTemplateCall struct {
 // forecastTemplate wires resource template weather://forecast/{city} to h.
 func forecastTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate: "weather://forecast/{city}",
+		URITemplate: ForecastURITemplate,
 		Definition:  json.RawMessage(forecastTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := ForecastParams{City: vars.Get("city")}

@@ -3,15 +3,18 @@
 package featureswithtools
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GetWeatherToolName is the name of tool get_weather: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const GetWeatherToolName = "get_weather"
+
 // getWeatherDefinition is tool get_weather as tools/list advertises it: as written in
 // a_tools.json, without mcpgen's own keys.
-const getWeatherDefinition = "{\"name\": \"get_weather\", \"description\": \"Current weather.\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}"
+const getWeatherDefinition = `{"name": "get_weather", "description": "Current weather.", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}`
 
 // GetWeatherInput is the arguments of tool get_weather.
 type GetWeatherInput struct {
@@ -27,19 +30,10 @@ type GetWeatherCall struct {
 
 // getWeatherTool wires tool get_weather to h.
 func getWeatherTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "get_weather",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GetWeatherToolName,
 		Definition: json.RawMessage(getWeatherDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GetWeatherInput
-			if err := runtime.DecodeArguments("get_weather", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GetWeather(ctx, GetWeatherCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GetWeatherCall {
+		return GetWeatherCall{runtime.NewToolCall(call)}
+	}, h.GetWeather)
 }

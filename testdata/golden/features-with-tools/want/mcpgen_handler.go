@@ -4,22 +4,19 @@ package featureswithtools
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each tool, each prompt, each
+// resource, each resource template and each completable argument or template variable. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// GetWeather handles tool get_weather.
 	//
@@ -44,48 +41,47 @@ type Handler interface {
 	CompleteForecastCity(ctx context.Context, req runtime.CompletionRequest) (*runtime.Completion, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // GetWeather reports that tool get_weather is not implemented.
 func (UnimplementedHandler) GetWeather(context.Context, GetWeatherCall, GetWeatherInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"get_weather\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GetWeatherToolName)
 }
 
 // WeatherReportPrompt reports that prompt "weather_report" is not implemented.
 func (UnimplementedHandler) WeatherReportPrompt(context.Context, WeatherReportPromptCall, WeatherReportPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"weather_report\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", WeatherReportPromptName)
 }
 
 // CompleteWeatherReportCity reports that completion of argument "city" of prompt "weather_report" is not implemented.
 func (UnimplementedHandler) CompleteWeatherReportCity(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"city\" of prompt \"weather_report\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "city", WeatherReportPromptName)
 }
 
 // ReadCities reports that resource "weather://cities" is not implemented.
 func (UnimplementedHandler) ReadCities(context.Context, CitiesResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"weather://cities\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", CitiesResourceURI)
 }
 
 // ReadForecast reports that resource template "weather://forecast/{city}" is not implemented.
 func (UnimplementedHandler) ReadForecast(context.Context, ForecastTemplateCall, string, ForecastParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"weather://forecast/{city}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", ForecastURITemplate)
 }
 
 // CompleteForecastCity reports that completion of variable "city" of resource template "weather://forecast/{city}" is not implemented.
 func (UnimplementedHandler) CompleteForecastCity(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"city\" of resource template \"weather://forecast/{city}\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "city", ForecastURITemplate)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools, prompts, resources and resource templates of this package to s,
+// answered by h, in the order of the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		getWeatherTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

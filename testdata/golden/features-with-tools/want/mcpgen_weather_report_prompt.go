@@ -11,7 +11,10 @@ import (
 
 // weatherReportPromptDefinition is prompt weather_report as prompts/list advertises it: as
 // written in b_prompts.json, without mcpgen's own keys.
-const weatherReportPromptDefinition = "{\"name\": \"weather_report\", \"description\": \"A weather report for a city.\", \"arguments\": [{\"name\": \"city\", \"required\": true}]}"
+const weatherReportPromptDefinition = `{"name": "weather_report", "description": "A weather report for a city.", "arguments": [{"name": "city", "required": true}]}`
+
+// WeatherReportPromptName is the name of prompt weather_report, as prompts/get names it.
+const WeatherReportPromptName = "weather_report"
 
 // WeatherReportPromptArgs are the arguments of prompt weather_report; an optional argument the
 // client left out is nil.
@@ -29,7 +32,7 @@ type WeatherReportPromptCall struct {
 // weatherReportPrompt wires prompt weather_report to h.
 func weatherReportPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "weather_report",
+		Name:       WeatherReportPromptName,
 		Definition: json.RawMessage(weatherReportPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := WeatherReportPromptArgs{City: args["city"]}

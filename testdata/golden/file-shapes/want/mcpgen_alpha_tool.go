@@ -3,15 +3,25 @@
 package fileshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// AlphaToolName is the name of tool alpha: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const AlphaToolName = "alpha"
+
 // alphaDefinition is tool alpha as tools/list advertises it: as written in array.json, without
 // mcpgen's own keys.
-const alphaDefinition = "{\n    \"name\": \"alpha\",\n    \"description\": \"From an array\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const alphaDefinition = `{
+    "name": "alpha",
+    "description": "From an array",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // AlphaInput is the arguments of tool alpha.
 type AlphaInput struct{}
@@ -25,19 +35,10 @@ type AlphaCall struct {
 
 // alphaTool wires tool alpha to h.
 func alphaTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "alpha",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       AlphaToolName,
 		Definition: json.RawMessage(alphaDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in AlphaInput
-			if err := runtime.DecodeArguments("alpha", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Alpha(ctx, AlphaCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) AlphaCall {
+		return AlphaCall{runtime.NewToolCall(call)}
+	}, h.Alpha)
 }

@@ -3,15 +3,25 @@
 package fileshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// BetaToolName is the name of tool beta: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const BetaToolName = "beta"
+
 // betaDefinition is tool beta as tools/list advertises it: as written in array.json, without
 // mcpgen's own keys.
-const betaDefinition = "{\n    \"name\": \"beta\",\n    \"description\": \"From an array too\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {}\n    }\n  }"
+const betaDefinition = `{
+    "name": "beta",
+    "description": "From an array too",
+    "inputSchema": {
+      "type": "object",
+      "properties": {}
+    }
+  }`
 
 // BetaInput is the arguments of tool beta.
 type BetaInput struct{}
@@ -25,19 +35,10 @@ type BetaCall struct {
 
 // betaTool wires tool beta to h.
 func betaTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "beta",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       BetaToolName,
 		Definition: json.RawMessage(betaDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in BetaInput
-			if err := runtime.DecodeArguments("beta", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Beta(ctx, BetaCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) BetaCall {
+		return BetaCall{runtime.NewToolCall(call)}
+	}, h.Beta)
 }

@@ -3,15 +3,25 @@
 package fileshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DeltaToolName is the name of tool delta: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const DeltaToolName = "delta"
+
 // deltaDefinition is tool delta as tools/list advertises it: as written in list.json, without
 // mcpgen's own keys.
-const deltaDefinition = "{\n      \"name\": \"delta\",\n      \"description\": \"From a tools/list result\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {}\n      }\n    }"
+const deltaDefinition = `{
+      "name": "delta",
+      "description": "From a tools/list result",
+      "inputSchema": {
+        "type": "object",
+        "properties": {}
+      }
+    }`
 
 // DeltaInput is the arguments of tool delta.
 type DeltaInput struct{}
@@ -25,19 +35,10 @@ type DeltaCall struct {
 
 // deltaTool wires tool delta to h.
 func deltaTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "delta",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       DeltaToolName,
 		Definition: json.RawMessage(deltaDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DeltaInput
-			if err := runtime.DecodeArguments("delta", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Delta(ctx, DeltaCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) DeltaCall {
+		return DeltaCall{runtime.NewToolCall(call)}
+	}, h.Delta)
 }

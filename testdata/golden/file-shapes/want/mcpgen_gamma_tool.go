@@ -3,15 +3,25 @@
 package fileshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GammaToolName is the name of tool gamma: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const GammaToolName = "gamma"
+
 // gammaDefinition is tool gamma as tools/list advertises it: as written in single.json,
 // without mcpgen's own keys.
-const gammaDefinition = "{\n  \"name\": \"gamma\",\n  \"description\": \"A single tool\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
+const gammaDefinition = `{
+  "name": "gamma",
+  "description": "A single tool",
+  "inputSchema": {
+    "type": "object",
+    "properties": {}
+  }
+}`
 
 // GammaInput is the arguments of tool gamma.
 type GammaInput struct{}
@@ -25,19 +35,10 @@ type GammaCall struct {
 
 // gammaTool wires tool gamma to h.
 func gammaTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "gamma",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GammaToolName,
 		Definition: json.RawMessage(gammaDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GammaInput
-			if err := runtime.DecodeArguments("gamma", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Gamma(ctx, GammaCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GammaCall {
+		return GammaCall{runtime.NewToolCall(call)}
+	}, h.Gamma)
 }

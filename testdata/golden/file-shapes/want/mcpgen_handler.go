@@ -4,18 +4,18 @@ package fileshapes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// Alpha handles tool alpha.
 	//
@@ -35,39 +35,40 @@ type Handler interface {
 	Gamma(ctx context.Context, call GammaCall, in GammaInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Alpha reports that tool alpha is not implemented.
 func (UnimplementedHandler) Alpha(context.Context, AlphaCall, AlphaInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"alpha\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", AlphaToolName)
 }
 
 // Beta reports that tool beta is not implemented.
 func (UnimplementedHandler) Beta(context.Context, BetaCall, BetaInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"beta\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", BetaToolName)
 }
 
 // Delta reports that tool delta is not implemented.
 func (UnimplementedHandler) Delta(context.Context, DeltaCall, DeltaInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"delta\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", DeltaToolName)
 }
 
 // Gamma reports that tool gamma is not implemented.
 func (UnimplementedHandler) Gamma(context.Context, GammaCall, GammaInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"gamma\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", GammaToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		alphaTool(h),
 		betaTool(h),
 		deltaTool(h),
 		gammaTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

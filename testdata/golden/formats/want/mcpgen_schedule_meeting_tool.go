@@ -3,16 +3,66 @@
 package formats
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ScheduleMeetingToolName is the name of tool schedule_meeting: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const ScheduleMeetingToolName = "schedule_meeting"
+
 // scheduleMeetingDefinition is tool schedule_meeting as tools/list advertises it: as written
 // in tool.json, without mcpgen's own keys.
-const scheduleMeetingDefinition = "{\n  \"name\": \"schedule_meeting\",\n  \"description\": \"String formats and integer sizes\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"start\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      },\n      \"day\": {\n        \"type\": \"string\",\n        \"format\": \"date\"\n      },\n      \"link\": {\n        \"type\": \"string\",\n        \"format\": \"uri\"\n      },\n      \"organizer\": {\n        \"type\": \"string\",\n        \"format\": \"email\"\n      },\n      \"end\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      },\n      \"port\": {\n        \"type\": \"integer\",\n        \"format\": \"int32\"\n      }\n    },\n    \"required\": [\n      \"start\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"createdAt\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      }\n    },\n    \"required\": [\n      \"createdAt\"\n    ]\n  }\n}"
+const scheduleMeetingDefinition = `{
+  "name": "schedule_meeting",
+  "description": "String formats and integer sizes",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "start": {
+        "type": "string",
+        "format": "date-time"
+      },
+      "day": {
+        "type": "string",
+        "format": "date"
+      },
+      "link": {
+        "type": "string",
+        "format": "uri"
+      },
+      "organizer": {
+        "type": "string",
+        "format": "email"
+      },
+      "end": {
+        "type": "string",
+        "format": "date-time"
+      },
+      "port": {
+        "type": "integer",
+        "format": "int32"
+      }
+    },
+    "required": [
+      "start"
+    ]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "createdAt": {
+        "type": "string",
+        "format": "date-time"
+      }
+    },
+    "required": [
+      "createdAt"
+    ]
+  }
+}`
 
 // ScheduleMeetingInput is the arguments of tool schedule_meeting.
 type ScheduleMeetingInput struct {
@@ -38,19 +88,10 @@ type ScheduleMeetingCall struct {
 
 // scheduleMeetingTool wires tool schedule_meeting to h.
 func scheduleMeetingTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "schedule_meeting",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ScheduleMeetingToolName,
 		Definition: json.RawMessage(scheduleMeetingDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ScheduleMeetingInput
-			if err := runtime.DecodeArguments("schedule_meeting", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.ScheduleMeeting(ctx, ScheduleMeetingCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ScheduleMeetingCall {
+		return ScheduleMeetingCall{runtime.NewToolCall(call)}
+	}, h.ScheduleMeeting)
 }

@@ -3,15 +3,71 @@
 package gokeywords
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// FuncToolName is the name of tool func: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const FuncToolName = "func"
+
 // funcDefinition is tool func as tools/list advertises it: as written in tool.json, without
 // mcpgen's own keys.
-const funcDefinition = "{\n  \"name\": \"func\",\n  \"description\": \"Go keywords as names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"type\": {\n        \"type\": \"string\"\n      },\n      \"func\": {\n        \"type\": \"string\"\n      },\n      \"range\": {\n        \"type\": \"string\"\n      },\n      \"map\": {\n        \"type\": \"string\"\n      },\n      \"chan\": {\n        \"type\": \"string\"\n      },\n      \"select\": {\n        \"type\": \"string\"\n      },\n      \"package\": {\n        \"type\": \"string\"\n      },\n      \"import\": {\n        \"type\": \"string\"\n      },\n      \"default\": {\n        \"type\": \"string\"\n      },\n      \"go\": {\n        \"type\": \"string\"\n      },\n      \"interface\": {\n        \"type\": \"string\"\n      },\n      \"struct\": {\n        \"type\": \"string\"\n      },\n      \"var\": {\n        \"type\": \"string\"\n      },\n      \"const\": {\n        \"type\": \"string\"\n      },\n      \"return\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
+const funcDefinition = `{
+  "name": "func",
+  "description": "Go keywords as names",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "type": {
+        "type": "string"
+      },
+      "func": {
+        "type": "string"
+      },
+      "range": {
+        "type": "string"
+      },
+      "map": {
+        "type": "string"
+      },
+      "chan": {
+        "type": "string"
+      },
+      "select": {
+        "type": "string"
+      },
+      "package": {
+        "type": "string"
+      },
+      "import": {
+        "type": "string"
+      },
+      "default": {
+        "type": "string"
+      },
+      "go": {
+        "type": "string"
+      },
+      "interface": {
+        "type": "string"
+      },
+      "struct": {
+        "type": "string"
+      },
+      "var": {
+        "type": "string"
+      },
+      "const": {
+        "type": "string"
+      },
+      "return": {
+        "type": "string"
+      }
+    }
+  }
+}`
 
 // FuncInput is the arguments of tool func.
 type FuncInput struct {
@@ -41,19 +97,10 @@ type FuncCall struct {
 
 // funcTool wires tool func to h.
 func funcTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "func",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       FuncToolName,
 		Definition: json.RawMessage(funcDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in FuncInput
-			if err := runtime.DecodeArguments("func", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Func(ctx, FuncCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) FuncCall {
+		return FuncCall{runtime.NewToolCall(call)}
+	}, h.Func)
 }

@@ -3,15 +3,53 @@
 package initialisms
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// GetUserIDToolName is the name of tool get_user_id: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const GetUserIDToolName = "get_user_id"
+
 // getUserIDDefinition is tool get_user_id as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const getUserIDDefinition = "{\n  \"name\": \"get_user_id\",\n  \"description\": \"Initialisms in names\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"html_url\": {\n        \"type\": \"string\"\n      },\n      \"apiKey\": {\n        \"type\": \"string\"\n      },\n      \"httpServerURL\": {\n        \"type\": \"string\"\n      },\n      \"jsonData\": {\n        \"type\": \"string\"\n      },\n      \"userIDs\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        }\n      },\n      \"sqlQuery\": {\n        \"type\": \"string\"\n      },\n      \"ip_address\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
+const getUserIDDefinition = `{
+  "name": "get_user_id",
+  "description": "Initialisms in names",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "userId": {
+        "type": "string"
+      },
+      "html_url": {
+        "type": "string"
+      },
+      "apiKey": {
+        "type": "string"
+      },
+      "httpServerURL": {
+        "type": "string"
+      },
+      "jsonData": {
+        "type": "string"
+      },
+      "userIDs": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "sqlQuery": {
+        "type": "string"
+      },
+      "ip_address": {
+        "type": "string"
+      }
+    }
+  }
+}`
 
 // GetUserIDInput is the arguments of tool get_user_id.
 type GetUserIDInput struct {
@@ -34,19 +72,10 @@ type GetUserIDCall struct {
 
 // getUserIDTool wires tool get_user_id to h.
 func getUserIDTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "get_user_id",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       GetUserIDToolName,
 		Definition: json.RawMessage(getUserIDDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in GetUserIDInput
-			if err := runtime.DecodeArguments("get_user_id", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.GetUserID(ctx, GetUserIDCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) GetUserIDCall {
+		return GetUserIDCall{runtime.NewToolCall(call)}
+	}, h.GetUserID)
 }

@@ -3,15 +3,18 @@
 package inputorder
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DeleteFileToolName is the name of tool delete_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const DeleteFileToolName = "delete_file"
+
 // deleteFileDefinition is tool delete_file as tools/list advertises it: as written in
 // b_extra.json, without mcpgen's own keys.
-const deleteFileDefinition = "{ \"name\": \"delete_file\", \"description\": \"Deletes a file; listed after the tools of a_server.json.\", \"inputSchema\": { \"type\": \"object\" } }"
+const deleteFileDefinition = `{ "name": "delete_file", "description": "Deletes a file; listed after the tools of a_server.json.", "inputSchema": { "type": "object" } }`
 
 // DeleteFileInput is the arguments of tool delete_file.
 type DeleteFileInput struct{}
@@ -25,19 +28,10 @@ type DeleteFileCall struct {
 
 // deleteFileTool wires tool delete_file to h.
 func deleteFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "delete_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       DeleteFileToolName,
 		Definition: json.RawMessage(deleteFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DeleteFileInput
-			if err := runtime.DecodeArguments("delete_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.DeleteFile(ctx, DeleteFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) DeleteFileCall {
+		return DeleteFileCall{runtime.NewToolCall(call)}
+	}, h.DeleteFile)
 }

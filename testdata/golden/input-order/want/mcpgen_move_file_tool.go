@@ -3,15 +3,18 @@
 package inputorder
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// MoveFileToolName is the name of tool move_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const MoveFileToolName = "move_file"
+
 // moveFileDefinition is tool move_file as tools/list advertises it: as written in
 // a_server.json, without mcpgen's own keys.
-const moveFileDefinition = "{ \"name\": \"move_file\", \"description\": \"Moves a file.\", \"inputSchema\": { \"type\": \"object\" } }"
+const moveFileDefinition = `{ "name": "move_file", "description": "Moves a file.", "inputSchema": { "type": "object" } }`
 
 // MoveFileInput is the arguments of tool move_file.
 type MoveFileInput struct{}
@@ -25,19 +28,10 @@ type MoveFileCall struct {
 
 // moveFileTool wires tool move_file to h.
 func moveFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "move_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       MoveFileToolName,
 		Definition: json.RawMessage(moveFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in MoveFileInput
-			if err := runtime.DecodeArguments("move_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.MoveFile(ctx, MoveFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) MoveFileCall {
+		return MoveFileCall{runtime.NewToolCall(call)}
+	}, h.MoveFile)
 }

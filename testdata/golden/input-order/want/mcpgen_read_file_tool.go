@@ -3,15 +3,18 @@
 package inputorder
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReadFileToolName is the name of tool read_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ReadFileToolName = "read_file"
+
 // readFileDefinition is tool read_file as tools/list advertises it: as written in
 // a_server.json, without mcpgen's own keys.
-const readFileDefinition = "{ \"name\": \"read_file\", \"description\": \"Reads a file.\", \"inputSchema\": { \"type\": \"object\" } }"
+const readFileDefinition = `{ "name": "read_file", "description": "Reads a file.", "inputSchema": { "type": "object" } }`
 
 // ReadFileInput is the arguments of tool read_file.
 type ReadFileInput struct{}
@@ -25,19 +28,10 @@ type ReadFileCall struct {
 
 // readFileTool wires tool read_file to h.
 func readFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "read_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReadFileToolName,
 		Definition: json.RawMessage(readFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReadFileInput
-			if err := runtime.DecodeArguments("read_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ReadFile(ctx, ReadFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReadFileCall {
+		return ReadFileCall{runtime.NewToolCall(call)}
+	}, h.ReadFile)
 }

@@ -3,15 +3,18 @@
 package inputorder
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// WriteFileToolName is the name of tool write_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const WriteFileToolName = "write_file"
+
 // writeFileDefinition is tool write_file as tools/list advertises it: as written in
 // a_server.json, without mcpgen's own keys.
-const writeFileDefinition = "{ \"name\": \"write_file\", \"description\": \"Writes a file.\", \"inputSchema\": { \"type\": \"object\" } }"
+const writeFileDefinition = `{ "name": "write_file", "description": "Writes a file.", "inputSchema": { "type": "object" } }`
 
 // WriteFileInput is the arguments of tool write_file.
 type WriteFileInput struct{}
@@ -25,19 +28,10 @@ type WriteFileCall struct {
 
 // writeFileTool wires tool write_file to h.
 func writeFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "write_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       WriteFileToolName,
 		Definition: json.RawMessage(writeFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in WriteFileInput
-			if err := runtime.DecodeArguments("write_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.WriteFile(ctx, WriteFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) WriteFileCall {
+		return WriteFileCall{runtime.NewToolCall(call)}
+	}, h.WriteFile)
 }

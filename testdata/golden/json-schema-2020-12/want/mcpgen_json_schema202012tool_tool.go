@@ -3,15 +3,95 @@
 package jsonschema202012
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// JSONSchema202012ToolToolName is the name of tool json_schema_2020_12_tool: what tools/call
+// names, and what an interceptor sees as runtime.IncomingRequest.Name.
+const JSONSchema202012ToolToolName = "json_schema_2020_12_tool"
+
 // jsonSchema202012ToolDefinition is tool json_schema_2020_12_tool as tools/list advertises it:
 // as written in tool.json, without mcpgen's own keys.
-const jsonSchema202012ToolDefinition = "{\n  \"name\": \"json_schema_2020_12_tool\",\n  \"description\": \"Tool with JSON Schema 2020-12 features\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"$defs\": {\n      \"address\": {\n        \"$anchor\": \"addr\",\n        \"type\": \"object\",\n        \"properties\": {\n          \"street\": {\n            \"type\": \"string\"\n          },\n          \"city\": {\n            \"type\": \"string\"\n          }\n        }\n      }\n    },\n    \"properties\": {\n      \"name\": {\n        \"type\": \"string\"\n      },\n      \"address\": {\n        \"$ref\": \"#addr\"\n      },\n      \"contact\": {\n        \"allOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"email\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"phone\": {\n                \"type\": \"string\"\n              }\n            }\n          }\n        ]\n      },\n      \"kind\": {\n        \"type\": \"string\"\n      },\n      \"pair\": {\n        \"type\": \"array\",\n        \"prefixItems\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"integer\"\n          }\n        ]\n      }\n    },\n    \"if\": {\n      \"properties\": {\n        \"kind\": {\n          \"const\": \"business\"\n        }\n      }\n    },\n    \"then\": {\n      \"required\": [\n        \"address\"\n      ]\n    },\n    \"else\": {},\n    \"additionalProperties\": false\n  }\n}"
+const jsonSchema202012ToolDefinition = `{
+  "name": "json_schema_2020_12_tool",
+  "description": "Tool with JSON Schema 2020-12 features",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+      "address": {
+        "$anchor": "addr",
+        "type": "object",
+        "properties": {
+          "street": {
+            "type": "string"
+          },
+          "city": {
+            "type": "string"
+          }
+        }
+      }
+    },
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "address": {
+        "$ref": "#addr"
+      },
+      "contact": {
+        "allOf": [
+          {
+            "type": "object",
+            "properties": {
+              "email": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "object",
+            "properties": {
+              "phone": {
+                "type": "string"
+              }
+            }
+          }
+        ]
+      },
+      "kind": {
+        "type": "string"
+      },
+      "pair": {
+        "type": "array",
+        "prefixItems": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          }
+        ]
+      }
+    },
+    "if": {
+      "properties": {
+        "kind": {
+          "const": "business"
+        }
+      }
+    },
+    "then": {
+      "required": [
+        "address"
+      ]
+    },
+    "else": {},
+    "additionalProperties": false
+  }
+}`
 
 // JSONSchema202012ToolInput is the arguments of tool json_schema_2020_12_tool.
 type JSONSchema202012ToolInput struct {
@@ -45,19 +125,10 @@ type JSONSchema202012ToolCall struct {
 
 // jsonSchema202012ToolTool wires tool json_schema_2020_12_tool to h.
 func jsonSchema202012ToolTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "json_schema_2020_12_tool",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       JSONSchema202012ToolToolName,
 		Definition: json.RawMessage(jsonSchema202012ToolDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in JSONSchema202012ToolInput
-			if err := runtime.DecodeArguments("json_schema_2020_12_tool", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.JSONSchema202012Tool(ctx, JSONSchema202012ToolCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) JSONSchema202012ToolCall {
+		return JSONSchema202012ToolCall{runtime.NewToolCall(call)}
+	}, h.JSONSchema202012Tool)
 }

@@ -4,18 +4,18 @@ package lenientinputs
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// TagItems handles tool tag_items.
 	//
@@ -29,33 +29,34 @@ type Handler interface {
 	ReadPage(ctx context.Context, call ReadPageCall, in ReadPageInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // TagItems reports that tool tag_items is not implemented.
 func (UnimplementedHandler) TagItems(context.Context, TagItemsCall, TagItemsInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tag_items\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", TagItemsToolName)
 }
 
 // ListEverything reports that tool list_everything is not implemented.
 func (UnimplementedHandler) ListEverything(context.Context, ListEverythingCall, ListEverythingInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"list_everything\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ListEverythingToolName)
 }
 
 // ReadPage reports that tool read_page is not implemented.
 func (UnimplementedHandler) ReadPage(context.Context, ReadPageCall, ReadPageInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"read_page\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ReadPageToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		tagItemsTool(h),
 		listEverythingTool(h),
 		readPageTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

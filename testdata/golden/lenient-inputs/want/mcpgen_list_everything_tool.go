@@ -3,15 +3,21 @@
 package lenientinputs
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ListEverythingToolName is the name of tool list_everything: what tools/call names, and what
+// an interceptor sees as runtime.IncomingRequest.Name.
+const ListEverythingToolName = "list_everything"
+
 // listEverythingDefinition is tool list_everything as tools/list advertises it: as written in
 // response.json, without mcpgen's own keys.
-const listEverythingDefinition = "{\n        \"name\": \"list_everything\",\n        \"inputSchema\": {}\n      }"
+const listEverythingDefinition = `{
+        "name": "list_everything",
+        "inputSchema": {}
+      }`
 
 // ListEverythingInput is the arguments of tool list_everything.
 type ListEverythingInput struct{}
@@ -25,19 +31,10 @@ type ListEverythingCall struct {
 
 // listEverythingTool wires tool list_everything to h.
 func listEverythingTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "list_everything",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ListEverythingToolName,
 		Definition: json.RawMessage(listEverythingDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ListEverythingInput
-			if err := runtime.DecodeArguments("list_everything", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ListEverything(ctx, ListEverythingCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ListEverythingCall {
+		return ListEverythingCall{runtime.NewToolCall(call)}
+	}, h.ListEverything)
 }

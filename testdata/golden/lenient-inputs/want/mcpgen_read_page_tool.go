@@ -3,16 +3,32 @@
 package lenientinputs
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReadPageToolName is the name of tool read_page: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ReadPageToolName = "read_page"
+
 // readPageDefinition is tool read_page as tools/list advertises it: as written in
 // response.json, without mcpgen's own keys.
-const readPageDefinition = "{\n        \"name\": \"read_page\",\n        \"description\": \"Reads a page.\",\n        \"inputSchema\": {\n          \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n          \"properties\": {\n            \"url\": { \"type\": \"string\", \"description\": \"The page to read.\" },\n            \"limit\": { \"type\": \"integer\", \"default\": \"ten\", \"description\": \"How many lines to read.\" },\n            \"mode\": { \"type\": \"string\", \"enum\": [\"text\", \"html\"], \"default\": \"markdown\" },\n            \"depth\": { \"type\": \"integer\", \"default\": 2 }\n          },\n          \"required\": [\"url\"]\n        }\n      }"
+const readPageDefinition = `{
+        "name": "read_page",
+        "description": "Reads a page.",
+        "inputSchema": {
+          "$schema": "http://json-schema.org/draft-07/schema#",
+          "properties": {
+            "url": { "type": "string", "description": "The page to read." },
+            "limit": { "type": "integer", "default": "ten", "description": "How many lines to read." },
+            "mode": { "type": "string", "enum": ["text", "html"], "default": "markdown" },
+            "depth": { "type": "integer", "default": 2 }
+          },
+          "required": ["url"]
+        }
+      }`
 
 // ReadPageInput is the arguments of tool read_page.
 type ReadPageInput struct {
@@ -78,19 +94,10 @@ type ReadPageCall struct {
 
 // readPageTool wires tool read_page to h.
 func readPageTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "read_page",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReadPageToolName,
 		Definition: json.RawMessage(readPageDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReadPageInput
-			if err := runtime.DecodeArguments("read_page", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ReadPage(ctx, ReadPageCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReadPageCall {
+		return ReadPageCall{runtime.NewToolCall(call)}
+	}, h.ReadPage)
 }

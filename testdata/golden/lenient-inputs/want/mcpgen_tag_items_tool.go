@@ -3,15 +3,47 @@
 package lenientinputs
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// TagItemsToolName is the name of tool tag_items: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const TagItemsToolName = "tag_items"
+
 // tagItemsDefinition is tool tag_items as tools/list advertises it: as written in extras.json,
 // without mcpgen's own keys.
-const tagItemsDefinition = "{\n  \"name\": \"tag_items\",\n  \"description\": \"Tags items; labels and counts are keyed by name.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"item\": {\n        \"type\": \"object\",\n        \"properties\": { \"id\": { \"type\": \"string\" } },\n        \"required\": [\"id\"],\n        \"additionalProperties\": true\n      },\n      \"labels\": {\n        \"type\": \"object\",\n        \"patternProperties\": { \"^[a-z]+$\": { \"type\": \"string\" } },\n        \"additionalProperties\": false\n      },\n      \"counts\": {\n        \"type\": \"object\",\n        \"patternProperties\": { \"^n_\": { \"type\": \"integer\" }, \"^f_\": { \"type\": \"number\" } }\n      },\n      \"meta\": {\n        \"type\": \"object\",\n        \"properties\": { \"source\": { \"type\": \"string\" } },\n        \"additionalProperties\": {}\n      }\n    },\n    \"required\": [\"item\"]\n  }\n}"
+const tagItemsDefinition = `{
+  "name": "tag_items",
+  "description": "Tags items; labels and counts are keyed by name.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "item": {
+        "type": "object",
+        "properties": { "id": { "type": "string" } },
+        "required": ["id"],
+        "additionalProperties": true
+      },
+      "labels": {
+        "type": "object",
+        "patternProperties": { "^[a-z]+$": { "type": "string" } },
+        "additionalProperties": false
+      },
+      "counts": {
+        "type": "object",
+        "patternProperties": { "^n_": { "type": "integer" }, "^f_": { "type": "number" } }
+      },
+      "meta": {
+        "type": "object",
+        "properties": { "source": { "type": "string" } },
+        "additionalProperties": {}
+      }
+    },
+    "required": ["item"]
+  }
+}`
 
 // TagItemsInput is the arguments of tool tag_items.
 type TagItemsInput struct {
@@ -40,19 +72,10 @@ type TagItemsCall struct {
 
 // tagItemsTool wires tool tag_items to h.
 func tagItemsTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tag_items",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       TagItemsToolName,
 		Definition: json.RawMessage(tagItemsDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in TagItemsInput
-			if err := runtime.DecodeArguments("tag_items", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.TagItems(ctx, TagItemsCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) TagItemsCall {
+		return TagItemsCall{runtime.NewToolCall(call)}
+	}, h.TagItems)
 }

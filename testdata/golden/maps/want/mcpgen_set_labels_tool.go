@@ -3,15 +3,61 @@
 package maps
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SetLabelsToolName is the name of tool set_labels: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const SetLabelsToolName = "set_labels"
+
 // setLabelsDefinition is tool set_labels as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const setLabelsDefinition = "{\n  \"name\": \"set_labels\",\n  \"description\": \"additionalProperties become maps\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"labels\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"string\"\n        }\n      },\n      \"counts\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"integer\"\n        }\n      },\n      \"anything\": {\n        \"type\": \"object\"\n      },\n      \"nested\": {\n        \"type\": \"object\",\n        \"additionalProperties\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"v\": {\n              \"type\": \"boolean\"\n            }\n          }\n        }\n      },\n      \"closed\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"a\": {\n            \"type\": \"string\"\n          }\n        },\n        \"additionalProperties\": false\n      }\n    }\n  }\n}"
+const setLabelsDefinition = `{
+  "name": "set_labels",
+  "description": "additionalProperties become maps",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "labels": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "string"
+        }
+      },
+      "counts": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "integer"
+        }
+      },
+      "anything": {
+        "type": "object"
+      },
+      "nested": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "object",
+          "properties": {
+            "v": {
+              "type": "boolean"
+            }
+          }
+        }
+      },
+      "closed": {
+        "type": "object",
+        "properties": {
+          "a": {
+            "type": "string"
+          }
+        },
+        "additionalProperties": false
+      }
+    }
+  }
+}`
 
 // SetLabelsInput is the arguments of tool set_labels.
 type SetLabelsInput struct {
@@ -42,19 +88,10 @@ type SetLabelsCall struct {
 
 // setLabelsTool wires tool set_labels to h.
 func setLabelsTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "set_labels",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       SetLabelsToolName,
 		Definition: json.RawMessage(setLabelsDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SetLabelsInput
-			if err := runtime.DecodeArguments("set_labels", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.SetLabels(ctx, SetLabelsCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) SetLabelsCall {
+		return SetLabelsCall{runtime.NewToolCall(call)}
+	}, h.SetLabels)
 }

@@ -3,15 +3,23 @@
 package mcpapps
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// CountTasksToolName is the name of tool count_tasks: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const CountTasksToolName = "count_tasks"
+
 // countTasksDefinition is tool count_tasks as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const countTasksDefinition = "{\n      \"name\": \"count_tasks\",\n      \"description\": \"Counts the open tasks.\",\n      \"inputSchema\": { \"type\": \"object\" },\n      \"_meta\": { \"ui\": { \"visibility\": [\"model\"] } }\n    }"
+const countTasksDefinition = `{
+      "name": "count_tasks",
+      "description": "Counts the open tasks.",
+      "inputSchema": { "type": "object" },
+      "_meta": { "ui": { "visibility": ["model"] } }
+    }`
 
 // CountTasksInput is the arguments of tool count_tasks.
 type CountTasksInput struct{}
@@ -25,19 +33,10 @@ type CountTasksCall struct {
 
 // countTasksTool wires tool count_tasks to h.
 func countTasksTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "count_tasks",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       CountTasksToolName,
 		Definition: json.RawMessage(countTasksDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in CountTasksInput
-			if err := runtime.DecodeArguments("count_tasks", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.CountTasks(ctx, CountTasksCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) CountTasksCall {
+		return CountTasksCall{runtime.NewToolCall(call)}
+	}, h.CountTasks)
 }

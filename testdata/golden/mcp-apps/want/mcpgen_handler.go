@@ -4,23 +4,19 @@ package mcpapps
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each tool and each MCP Apps
+// page that is not served from a file. Embed UnimplementedHandler in your implementation so
+// that methods added later do not break the build.
 type Handler interface {
 	// ShowTasks handles tool show_tasks.
 	//
@@ -69,52 +65,52 @@ type Handler interface {
 	ReadWeeklyReport(ctx context.Context, call WeeklyReportResourceCall) (string, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ShowTasks reports that tool show_tasks is not implemented.
 func (UnimplementedHandler) ShowTasks(context.Context, ShowTasksCall, ShowTasksInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"show_tasks\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ShowTasksToolName)
 }
 
 // MoveTask reports that tool move_task is not implemented.
 func (UnimplementedHandler) MoveTask(context.Context, MoveTaskCall, MoveTaskInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"move_task\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MoveTaskToolName)
 }
 
 // ShowReport reports that tool show_report is not implemented.
 func (UnimplementedHandler) ShowReport(context.Context, ShowReportCall, ShowReportInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"show_report\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ShowReportToolName)
 }
 
 // RefreshReport reports that tool refresh_report is not implemented.
 func (UnimplementedHandler) RefreshReport(context.Context, RefreshReportCall, RefreshReportInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"refresh_report\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", RefreshReportToolName)
 }
 
 // CountTasks reports that tool count_tasks is not implemented.
 func (UnimplementedHandler) CountTasks(context.Context, CountTasksCall, CountTasksInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"count_tasks\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", CountTasksToolName)
 }
 
 // ReadWeeklyReport reports that resource "ui://tasks/report" is not implemented.
 func (UnimplementedHandler) ReadWeeklyReport(context.Context, WeeklyReportResourceCall) (string, error) {
-	return "", errors.New("resource \"ui://tasks/report\" is not implemented")
+	return "", fmt.Errorf("resource %q is not implemented", WeeklyReportResourceURI)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools and resources of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in. It also declares the MCP Apps
+// extension (io.modelcontextprotocol/ui).
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		showTasksTool(h),
 		moveTaskTool(h),
 		showReportTool(h),
 		refreshReportTool(h),
 		countTasksTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

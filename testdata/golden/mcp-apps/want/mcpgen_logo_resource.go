@@ -12,7 +12,11 @@ import (
 
 // logoResourceDefinition is resource file:///tasks/logo.png as resources/list advertises it:
 // as written in files.json, without mcpgen's own keys.
-const logoResourceDefinition = "{\n    \"uri\": \"file:///tasks/logo.png\",\n    \"name\": \"logo\",\n    \"mimeType\": \"image/png\"\n  }"
+const logoResourceDefinition = `{
+    "uri": "file:///tasks/logo.png",
+    "name": "logo",
+    "mimeType": "image/png"
+  }`
 
 // LogoResourceURI is the URI of resource logo.
 const LogoResourceURI = "file:///tasks/logo.png"

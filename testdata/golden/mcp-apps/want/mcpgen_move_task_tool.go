@@ -3,16 +3,30 @@
 package mcpapps
 
 import (
-	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// MoveTaskToolName is the name of tool move_task: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const MoveTaskToolName = "move_task"
+
 // moveTaskDefinition is tool move_task as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const moveTaskDefinition = "{\n      \"name\": \"move_task\",\n      \"description\": \"Moves a task to another column; the board calls it.\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": { \"id\": { \"type\": \"string\" }, \"column\": { \"type\": \"string\" } },\n        \"required\": [\"id\", \"column\"]\n      },\n      \"_meta\": {\n        \"ui\": { \"resourceUri\": \"ui://tasks/board.html\", \"visibility\": [\"app\"] }, \"ui/resourceUri\": \"ui://tasks/board.html\"\n      }\n    }"
+const moveTaskDefinition = `{
+      "name": "move_task",
+      "description": "Moves a task to another column; the board calls it.",
+      "inputSchema": {
+        "type": "object",
+        "properties": { "id": { "type": "string" }, "column": { "type": "string" } },
+        "required": ["id", "column"]
+      },
+      "_meta": {
+        "ui": { "resourceUri": "ui://tasks/board.html", "visibility": ["app"] }, "ui/resourceUri": "ui://tasks/board.html"
+      }
+    }`
 
 // MoveTaskInput is the arguments of tool move_task.
 type MoveTaskInput struct {
@@ -37,20 +51,11 @@ func (c MoveTaskCall) HostRendersPage() bool {
 
 // moveTaskTool wires tool move_task to h.
 func moveTaskTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "move_task",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       MoveTaskToolName,
 		Definition: json.RawMessage(moveTaskDefinition),
 		Scopes:     []string{"tasks:write"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in MoveTaskInput
-			if err := runtime.DecodeArguments("move_task", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.MoveTask(ctx, MoveTaskCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) MoveTaskCall {
+		return MoveTaskCall{runtime.NewToolCall(call), call}
+	}, h.MoveTask)
 }

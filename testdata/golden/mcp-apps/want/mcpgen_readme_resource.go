@@ -13,7 +13,11 @@ import (
 
 // readmeResourceDefinition is resource file:///tasks/README.md as resources/list advertises
 // it: as written in files.json, without mcpgen's own keys.
-const readmeResourceDefinition = "{\n    \"uri\": \"file:///tasks/README.md\",\n    \"name\": \"readme\",\n    \"mimeType\": \"text/markdown\"\n  }"
+const readmeResourceDefinition = `{
+    "uri": "file:///tasks/README.md",
+    "name": "readme",
+    "mimeType": "text/markdown"
+  }`
 
 // ReadmeResourceURI is the URI of resource readme.
 const ReadmeResourceURI = "file:///tasks/README.md"

@@ -3,16 +3,24 @@
 package mcpapps
 
 import (
-	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// RefreshReportToolName is the name of tool refresh_report: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const RefreshReportToolName = "refresh_report"
+
 // refreshReportDefinition is tool refresh_report as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const refreshReportDefinition = "{\n      \"name\": \"refresh_report\",\n      \"description\": \"Reloads the report.\",\n      \"inputSchema\": { \"type\": \"object\" },\n      \"_meta\": { \"ui\": { \"resourceUri\": \"ui://tasks/report\", \"visibility\": [\"app\"] }, \"ui/resourceUri\": \"ui://tasks/report\" }\n    }"
+const refreshReportDefinition = `{
+      "name": "refresh_report",
+      "description": "Reloads the report.",
+      "inputSchema": { "type": "object" },
+      "_meta": { "ui": { "resourceUri": "ui://tasks/report", "visibility": ["app"] }, "ui/resourceUri": "ui://tasks/report" }
+    }`
 
 // RefreshReportInput is the arguments of tool refresh_report.
 type RefreshReportInput struct{}
@@ -34,19 +42,10 @@ func (c RefreshReportCall) HostRendersPage() bool {
 
 // refreshReportTool wires tool refresh_report to h.
 func refreshReportTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "refresh_report",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       RefreshReportToolName,
 		Definition: json.RawMessage(refreshReportDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in RefreshReportInput
-			if err := runtime.DecodeArguments("refresh_report", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.RefreshReport(ctx, RefreshReportCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) RefreshReportCall {
+		return RefreshReportCall{runtime.NewToolCall(call), call}
+	}, h.RefreshReport)
 }

@@ -3,16 +3,24 @@
 package mcpapps
 
 import (
-	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ShowReportToolName is the name of tool show_report: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ShowReportToolName = "show_report"
+
 // showReportDefinition is tool show_report as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const showReportDefinition = "{\n      \"name\": \"show_report\",\n      \"description\": \"Shows the weekly report.\",\n      \"inputSchema\": { \"type\": \"object\" },\n      \"_meta\": { \"ui/resourceUri\": \"ui://tasks/report\", \"ui\": {\"resourceUri\": \"ui://tasks/report\"} }\n    }"
+const showReportDefinition = `{
+      "name": "show_report",
+      "description": "Shows the weekly report.",
+      "inputSchema": { "type": "object" },
+      "_meta": { "ui/resourceUri": "ui://tasks/report", "ui": {"resourceUri": "ui://tasks/report"} }
+    }`
 
 // ShowReportInput is the arguments of tool show_report.
 type ShowReportInput struct{}
@@ -34,19 +42,10 @@ func (c ShowReportCall) HostRendersPage() bool {
 
 // showReportTool wires tool show_report to h.
 func showReportTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "show_report",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ShowReportToolName,
 		Definition: json.RawMessage(showReportDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ShowReportInput
-			if err := runtime.DecodeArguments("show_report", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ShowReport(ctx, ShowReportCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ShowReportCall {
+		return ShowReportCall{runtime.NewToolCall(call), call}
+	}, h.ShowReport)
 }

@@ -3,16 +3,24 @@
 package mcpapps
 
 import (
-	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ShowTasksToolName is the name of tool show_tasks: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ShowTasksToolName = "show_tasks"
+
 // showTasksDefinition is tool show_tasks as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const showTasksDefinition = "{\n      \"name\": \"show_tasks\",\n      \"description\": \"Shows the open tasks on a board.\",\n      \"inputSchema\": { \"type\": \"object\", \"properties\": { \"owner\": { \"type\": \"string\" } } },\n      \"_meta\": { \"ui\": { \"resourceUri\": \"ui://tasks/board.html\" }, \"ui/resourceUri\": \"ui://tasks/board.html\" }\n    }"
+const showTasksDefinition = `{
+      "name": "show_tasks",
+      "description": "Shows the open tasks on a board.",
+      "inputSchema": { "type": "object", "properties": { "owner": { "type": "string" } } },
+      "_meta": { "ui": { "resourceUri": "ui://tasks/board.html" }, "ui/resourceUri": "ui://tasks/board.html" }
+    }`
 
 // ShowTasksInput is the arguments of tool show_tasks.
 type ShowTasksInput struct {
@@ -36,19 +44,10 @@ func (c ShowTasksCall) HostRendersPage() bool {
 
 // showTasksTool wires tool show_tasks to h.
 func showTasksTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "show_tasks",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ShowTasksToolName,
 		Definition: json.RawMessage(showTasksDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ShowTasksInput
-			if err := runtime.DecodeArguments("show_tasks", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ShowTasks(ctx, ShowTasksCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ShowTasksCall {
+		return ShowTasksCall{runtime.NewToolCall(call), call}
+	}, h.ShowTasks)
 }

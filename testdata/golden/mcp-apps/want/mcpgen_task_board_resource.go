@@ -7,13 +7,29 @@ import (
 	_ "embed"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // taskBoardResourceDefinition is resource ui://tasks/board.html as resources/list advertises
 // it: as written in board.json, without mcpgen's own keys.
-const taskBoardResourceDefinition = "{\n  \"uri\": \"ui://tasks/board.html\",\n  \"name\": \"task_board\",\n  \"title\": \"Task board\",\n  \"description\": \"An interactive board of the open tasks.\",\n  \"mimeType\": \"text/html;profile=mcp-app\",\n  \"_meta\": {\n    \"ui\": {\n      \"csp\": {\n        \"connectDomains\": [\"https://api.tasks.example\"],\n        \"resourceDomains\": [\"https://cdn.tasks.example\", \"https://*.fonts.example:8443\"]\n      },\n      \"permissions\": { \"clipboardWrite\": {} },\n      \"prefersBorder\": true\n    }\n  }\n}"
+const taskBoardResourceDefinition = `{
+  "uri": "ui://tasks/board.html",
+  "name": "task_board",
+  "title": "Task board",
+  "description": "An interactive board of the open tasks.",
+  "mimeType": "text/html;profile=mcp-app",
+  "_meta": {
+    "ui": {
+      "csp": {
+        "connectDomains": ["https://api.tasks.example"],
+        "resourceDomains": ["https://cdn.tasks.example", "https://*.fonts.example:8443"]
+      },
+      "permissions": { "clipboardWrite": {} },
+      "prefersBorder": true
+    }
+  }
+}`
 
 // TaskBoardResourceURI is the URI of resource task_board.
 const TaskBoardResourceURI = "ui://tasks/board.html"
@@ -32,7 +48,7 @@ func taskBoardResource(h Handler) runtime.Resource {
 		URI:        TaskBoardResourceURI,
 		Definition: json.RawMessage(taskBoardResourceDefinition),
 		Handler: func(context.Context, *runtime.Call, string) (*runtime.ResourceResult, error) {
-			return apps.Page(TaskBoardResourceURI, taskBoardResourceFile, json.RawMessage("{\"csp\":{\"connectDomains\":[\"https://api.tasks.example\"],\"resourceDomains\":[\"https://cdn.tasks.example\",\"https://*.fonts.example:8443\"]},\"permissions\":{\"clipboardWrite\":{}},\"prefersBorder\":true}")), nil
+			return apps.Page(TaskBoardResourceURI, taskBoardResourceFile, json.RawMessage(`{"csp":{"connectDomains":["https://api.tasks.example"],"resourceDomains":["https://cdn.tasks.example","https://*.fonts.example:8443"]},"permissions":{"clipboardWrite":{}},"prefersBorder":true}`)), nil
 		},
 	}
 }

@@ -6,13 +6,19 @@ import (
 	"context"
 	"encoding/json"
 
-	apps "github.com/mcpgen/mcpgen/ext/apps"
+	"github.com/mcpgen/mcpgen/ext/apps"
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // weeklyReportResourceDefinition is resource ui://tasks/report as resources/list advertises
 // it: as written in report.json, without mcpgen's own keys.
-const weeklyReportResourceDefinition = "{\n  \"uri\": \"ui://tasks/report\",\n  \"name\": \"weekly_report\",\n  \"description\": \"The weekly report, rendered per deployment.\",\n  \"mimeType\": \"text/html;profile=mcp-app\",\n  \"_meta\": { \"ui\": { \"prefersBorder\": false, \"domain\": \"report.tasks.example\" } }\n}"
+const weeklyReportResourceDefinition = `{
+  "uri": "ui://tasks/report",
+  "name": "weekly_report",
+  "description": "The weekly report, rendered per deployment.",
+  "mimeType": "text/html;profile=mcp-app",
+  "_meta": { "ui": { "prefersBorder": false, "domain": "report.tasks.example" } }
+}`
 
 // WeeklyReportResourceURI is the URI of resource weekly_report.
 const WeeklyReportResourceURI = "ui://tasks/report"
@@ -34,7 +40,7 @@ func weeklyReportResource(h Handler) runtime.Resource {
 			if err != nil {
 				return nil, err
 			}
-			return apps.Page(WeeklyReportResourceURI, html, json.RawMessage("{\"prefersBorder\":false,\"domain\":\"report.tasks.example\"}")), nil
+			return apps.Page(WeeklyReportResourceURI, html, json.RawMessage(`{"prefersBorder":false,"domain":"report.tasks.example"}`)), nil
 		},
 	}
 }

@@ -15,12 +15,31 @@ type ConfirmDelete struct {
 	Reason  *string `json:"reason,omitempty"`
 }
 
+// ConfirmDeleteElicitationName is the name of elicitation confirm_delete, as call handles ask
+// for it and the test client answers it.
+const ConfirmDeleteElicitationName = "confirm_delete"
+
 // confirmDeleteElicitation declares the confirm_delete elicitation (form mode).
 //
 // Confirm the deletion
 var confirmDeleteElicitation = &runtime.Elicitation{
-	Name:            "confirm_delete",
-	Mode:            "form",
-	Message:         "Confirm the deletion",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"confirm\": {\n        \"type\": \"boolean\",\n        \"title\": \"Really delete?\"\n      },\n      \"reason\": {\n        \"type\": \"string\",\n        \"maxLength\": 200\n      }\n    },\n    \"required\": [\n      \"confirm\"\n    ]\n  }"),
+	Name:    ConfirmDeleteElicitationName,
+	Mode:    "form",
+	Message: "Confirm the deletion",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "confirm": {
+        "type": "boolean",
+        "title": "Really delete?"
+      },
+      "reason": {
+        "type": "string",
+        "maxLength": 200
+      }
+    },
+    "required": [
+      "confirm"
+    ]
+  }`),
 }

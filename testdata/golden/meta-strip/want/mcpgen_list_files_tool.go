@@ -3,15 +3,18 @@
 package metastrip
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ListFilesToolName is the name of tool list_files: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ListFilesToolName = "list_files"
+
 // listFilesDefinition is tool list_files as tools/list advertises it: as written in
 // only-meta.json, without mcpgen's own keys.
-const listFilesDefinition = "{\"name\": \"list_files\", \"description\": \"Lists files\", \"inputSchema\": {\"type\": \"object\"}}"
+const listFilesDefinition = `{"name": "list_files", "description": "Lists files", "inputSchema": {"type": "object"}}`
 
 // ListFilesInput is the arguments of tool list_files.
 type ListFilesInput struct{}
@@ -25,19 +28,10 @@ type ListFilesCall struct {
 
 // listFilesTool wires tool list_files to h.
 func listFilesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "list_files",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ListFilesToolName,
 		Definition: json.RawMessage(listFilesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ListFilesInput
-			if err := runtime.DecodeArguments("list_files", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ListFiles(ctx, ListFilesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ListFilesCall {
+		return ListFilesCall{runtime.NewToolCall(call)}
+	}, h.ListFiles)
 }

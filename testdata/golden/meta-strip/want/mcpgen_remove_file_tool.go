@@ -9,9 +9,26 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// RemoveFileToolName is the name of tool delete_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const RemoveFileToolName = "delete_file"
+
 // removeFileDefinition is tool delete_file as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const removeFileDefinition = "{\n  \"name\": \"delete_file\",\n  \"title\": \"Delete a file\",\n  \"description\": \"Deletes one file after asking\",\n  \"inputSchema\": {\n    \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n    \"type\": \"object\",\n    \"properties\": {\"path\": {\"type\": \"string\", \"$anchor\": \"thePath\"}, \"force\": {\"type\": \"boolean\"}},\n    \"required\": [\"path\"]\n  },\n  \"annotations\": {\"destructiveHint\": true},\n  \"icons\": [{\"src\": \"https://example.com/trash.png\", \"mimeType\": \"image/png\"}],\n  \"_meta\": {\"example.com/team\": \"storage\"}\n}"
+const removeFileDefinition = `{
+  "name": "delete_file",
+  "title": "Delete a file",
+  "description": "Deletes one file after asking",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"path": {"type": "string", "$anchor": "thePath"}, "force": {"type": "boolean"}},
+    "required": ["path"]
+  },
+  "annotations": {"destructiveHint": true},
+  "icons": [{"src": "https://example.com/trash.png", "mimeType": "image/png"}],
+  "_meta": {"example.com/team": "storage"}
+}`
 
 // RemoveFileInput is the arguments of tool delete_file.
 type RemoveFileInput struct {
@@ -40,20 +57,11 @@ func (c RemoveFileCall) ElicitConfirmDelete(ctx context.Context, message string)
 
 // removeFileTool wires tool delete_file to h.
 func removeFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "delete_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         RemoveFileToolName,
 		Definition:   json.RawMessage(removeFileDefinition),
 		Elicitations: []*runtime.Elicitation{confirmDeleteElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in RemoveFileInput
-			if err := runtime.DecodeArguments("delete_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.RemoveFile(ctx, RemoveFileCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) RemoveFileCall {
+		return RemoveFileCall{runtime.NewToolCall(call), call}
+	}, h.RemoveFile)
 }

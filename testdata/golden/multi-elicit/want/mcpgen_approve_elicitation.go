@@ -16,12 +16,34 @@ type Approve struct {
 	When     *time.Time `json:"when,omitempty"`
 }
 
+// ApproveElicitationName is the name of elicitation approve, as call handles ask for it and
+// the test client answers it.
+const ApproveElicitationName = "approve"
+
 // approveElicitation declares the approve elicitation (form mode).
 //
 // Approve the deployment
 var approveElicitation = &runtime.Elicitation{
-	Name:            "approve",
-	Mode:            "form",
-	Message:         "Approve the deployment",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"approved\": {\n        \"type\": \"boolean\"\n      },\n      \"ticket\": {\n        \"type\": \"string\",\n        \"format\": \"uri\"\n      },\n      \"when\": {\n        \"type\": \"string\",\n        \"format\": \"date-time\"\n      }\n    },\n    \"required\": [\n      \"approved\"\n    ]\n  }"),
+	Name:    ApproveElicitationName,
+	Mode:    "form",
+	Message: "Approve the deployment",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "approved": {
+        "type": "boolean"
+      },
+      "ticket": {
+        "type": "string",
+        "format": "uri"
+      },
+      "when": {
+        "type": "string",
+        "format": "date-time"
+      }
+    },
+    "required": [
+      "approved"
+    ]
+  }`),
 }

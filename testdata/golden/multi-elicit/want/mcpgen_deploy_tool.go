@@ -10,9 +10,42 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DeployToolName is the name of tool deploy: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const DeployToolName = "deploy"
+
 // deployDefinition is tool deploy as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const deployDefinition = "{\n  \"name\": \"deploy\",\n  \"description\": \"Deploy after confirming; may need a login\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"env\": {\n        \"type\": \"string\",\n        \"enum\": [\n          \"staging\",\n          \"prod\"\n        ]\n      }\n    },\n    \"required\": [\n      \"env\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"url\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"url\"\n    ]\n  }\n}"
+const deployDefinition = `{
+  "name": "deploy",
+  "description": "Deploy after confirming; may need a login",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "env": {
+        "type": "string",
+        "enum": [
+          "staging",
+          "prod"
+        ]
+      }
+    },
+    "required": [
+      "env"
+    ]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "url": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "url"
+    ]
+  }
+}`
 
 // DeployInput is the arguments of tool deploy.
 type DeployInput struct {
@@ -113,20 +146,11 @@ func (c DeployCall) RequireSsoLogin(message string, url func(*runtime.URLElicita
 
 // deployTool wires tool deploy to h.
 func deployTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "deploy",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:         DeployToolName,
 		Definition:   json.RawMessage(deployDefinition),
 		Elicitations: []*runtime.Elicitation{approveElicitation, ssoLoginElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DeployInput
-			if err := runtime.DecodeArguments("deploy", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Deploy(ctx, DeployCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) DeployCall {
+		return DeployCall{runtime.NewToolCall(call), call}
+	}, h.Deploy)
 }

@@ -4,11 +4,15 @@ package multielicit
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// SsoLoginElicitationName is the name of elicitation sso_login, as call handles ask for it and
+// the test client answers it.
+const SsoLoginElicitationName = "sso_login"
+
 // ssoLoginElicitation declares the sso_login elicitation (url mode).
 //
 // Log in with SSO
 var ssoLoginElicitation = &runtime.Elicitation{
-	Name:    "sso_login",
+	Name:    SsoLoginElicitationName,
 	Mode:    "url",
 	Message: "Log in with SSO",
 }

@@ -3,15 +3,25 @@
 package multielicit
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// StatusToolName is the name of tool status: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const StatusToolName = "status"
+
 // statusDefinition is tool status as tools/list advertises it: as written in other.json,
 // without mcpgen's own keys.
-const statusDefinition = "{\n  \"name\": \"status\",\n  \"description\": \"Status needs no elicitation\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {}\n  }\n}"
+const statusDefinition = `{
+  "name": "status",
+  "description": "Status needs no elicitation",
+  "inputSchema": {
+    "type": "object",
+    "properties": {}
+  }
+}`
 
 // StatusInput is the arguments of tool status.
 type StatusInput struct{}
@@ -25,19 +35,10 @@ type StatusCall struct {
 
 // statusTool wires tool status to h.
 func statusTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "status",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       StatusToolName,
 		Definition: json.RawMessage(statusDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in StatusInput
-			if err := runtime.DecodeArguments("status", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Status(ctx, StatusCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) StatusCall {
+		return StatusCall{runtime.NewToolCall(call)}
+	}, h.Status)
 }

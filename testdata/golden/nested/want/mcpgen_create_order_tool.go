@@ -3,23 +3,135 @@
 package nested
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// CreateOrderToolName is the name of tool create_order: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const CreateOrderToolName = "create_order"
+
 // createOrderDefinition is tool create_order as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const createOrderDefinition = "{\n  \"name\": \"create_order\",\n  \"description\": \"Create an order with nested objects and arrays\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"customer\": {\n        \"type\": \"object\",\n        \"description\": \"Who orders\",\n        \"properties\": {\n          \"name\": {\n            \"type\": \"string\"\n          },\n          \"address\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"street\": {\n                \"type\": \"string\"\n              },\n              \"zip\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"street\"\n            ]\n          }\n        },\n        \"required\": [\n          \"name\"\n        ]\n      },\n      \"lines\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"sku\": {\n              \"type\": \"string\"\n            },\n            \"qty\": {\n              \"type\": \"integer\",\n              \"minimum\": 1\n            }\n          },\n          \"required\": [\n            \"sku\",\n            \"qty\"\n          ]\n        }\n      },\n      \"matrix\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"array\",\n          \"items\": {\n            \"type\": \"number\"\n          }\n        }\n      },\n      \"notes\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"type\": \"string\"\n        }\n      }\n    },\n    \"required\": [\n      \"customer\",\n      \"lines\"\n    ]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"orderId\": {\n        \"type\": \"string\"\n      },\n      \"totals\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"net\": {\n            \"type\": \"number\"\n          },\n          \"gross\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"net\",\n          \"gross\"\n        ]\n      }\n    },\n    \"required\": [\n      \"orderId\",\n      \"totals\"\n    ]\n  }\n}"
+const createOrderDefinition = `{
+  "name": "create_order",
+  "description": "Create an order with nested objects and arrays",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "customer": {
+        "type": "object",
+        "description": "Who orders",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "address": {
+            "type": "object",
+            "properties": {
+              "street": {
+                "type": "string"
+              },
+              "zip": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "street"
+            ]
+          }
+        },
+        "required": [
+          "name"
+        ]
+      },
+      "lines": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "sku": {
+              "type": "string"
+            },
+            "qty": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          "required": [
+            "sku",
+            "qty"
+          ]
+        }
+      },
+      "matrix": {
+        "type": "array",
+        "items": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          }
+        }
+      },
+      "notes": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      }
+    },
+    "required": [
+      "customer",
+      "lines"
+    ]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "orderId": {
+        "type": "string"
+      },
+      "totals": {
+        "type": "object",
+        "properties": {
+          "net": {
+            "type": "number"
+          },
+          "gross": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "net",
+          "gross"
+        ]
+      }
+    },
+    "required": [
+      "orderId",
+      "totals"
+    ]
+  }
+}`
 
 // CreateOrderInput is the arguments of tool create_order.
 type CreateOrderInput struct {
 	// Who orders
-	Customer CreateOrderInputCustomer    `json:"customer"`
-	Lines    []CreateOrderInputLinesItem `json:"lines"`
-	Matrix   [][]float64                 `json:"matrix,omitempty"`
-	Notes    []string                    `json:"notes,omitempty"`
+	Customer CreateOrderInputCustomer `json:"customer"`
+	// The schema requires an array: nil goes out as [].
+	Lines  []CreateOrderInputLinesItem `json:"lines"`
+	Matrix [][]float64                 `json:"matrix,omitempty"`
+	Notes  []string                    `json:"notes,omitempty"`
+}
+
+// MarshalJSON sends a nil Lines as [], which the schema requires.
+func (v CreateOrderInput) MarshalJSON() ([]byte, error) {
+	type plain CreateOrderInput
+	if v.Lines == nil {
+		v.Lines = []CreateOrderInputLinesItem{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // CreateOrderInputCustomer is the schema at /inputSchema/properties/customer of tool
@@ -67,19 +179,10 @@ type CreateOrderCall struct {
 
 // createOrderTool wires tool create_order to h.
 func createOrderTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "create_order",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       CreateOrderToolName,
 		Definition: json.RawMessage(createOrderDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in CreateOrderInput
-			if err := runtime.DecodeArguments("create_order", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.CreateOrder(ctx, CreateOrderCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) CreateOrderCall {
+		return CreateOrderCall{runtime.NewToolCall(call)}
+	}, h.CreateOrder)
 }

@@ -4,40 +4,43 @@ package nested
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// CreateOrder handles tool create_order.
+	// CreateOrder handles tool create_order. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Create an order with nested objects and arrays
 	CreateOrder(ctx context.Context, call CreateOrderCall, in CreateOrderInput) (CreateOrderOutput, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // CreateOrder reports that tool create_order is not implemented.
 func (UnimplementedHandler) CreateOrder(context.Context, CreateOrderCall, CreateOrderInput) (CreateOrderOutput, error) {
-	return CreateOrderOutput{}, errors.New("tool \"create_order\" is not implemented")
+	return CreateOrderOutput{}, fmt.Errorf("tool %q is not implemented", CreateOrderToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		createOrderTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -3,15 +3,24 @@
 package noarguments
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// PingServerToolName is the name of tool ping_server: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const PingServerToolName = "ping_server"
+
 // pingServerDefinition is tool ping_server as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const pingServerDefinition = "{\n  \"name\": \"ping_server\",\n  \"description\": \"A tool without arguments\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"
+const pingServerDefinition = `{
+  "name": "ping_server",
+  "description": "A tool without arguments",
+  "inputSchema": {
+    "type": "object"
+  }
+}`
 
 // PingServerInput is the arguments of tool ping_server.
 type PingServerInput struct{}
@@ -25,19 +34,10 @@ type PingServerCall struct {
 
 // pingServerTool wires tool ping_server to h.
 func pingServerTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "ping_server",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       PingServerToolName,
 		Definition: json.RawMessage(pingServerDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in PingServerInput
-			if err := runtime.DecodeArguments("ping_server", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.PingServer(ctx, PingServerCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) PingServerCall {
+		return PingServerCall{runtime.NewToolCall(call)}
+	}, h.PingServer)
 }

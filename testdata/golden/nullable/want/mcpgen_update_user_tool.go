@@ -3,16 +3,76 @@
 package nullable
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// UpdateUserToolName is the name of tool update_user: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const UpdateUserToolName = "update_user"
+
 // updateUserDefinition is tool update_user as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const updateUserDefinition = "{\n  \"name\": \"update_user\",\n  \"description\": \"Update a user; null clears a field\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"nickname\": {\n        \"type\": [\n          \"string\",\n          \"null\"\n        ]\n      },\n      \"age\": {\n        \"type\": [\n          \"integer\",\n          \"null\"\n        ]\n      },\n      \"manager\": {\n        \"anyOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"id\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"null\"\n          }\n        ]\n      },\n      \"tags\": {\n        \"type\": [\n          \"array\",\n          \"null\"\n        ],\n        \"items\": {\n          \"type\": [\n            \"string\",\n            \"null\"\n          ]\n        }\n      },\n      \"level\": {\n        \"enum\": [\n          \"low\",\n          \"high\",\n          null\n        ]\n      }\n    },\n    \"required\": [\n      \"nickname\"\n    ]\n  }\n}"
+const updateUserDefinition = `{
+  "name": "update_user",
+  "description": "Update a user; null clears a field",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "nickname": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "age": {
+        "type": [
+          "integer",
+          "null"
+        ]
+      },
+      "manager": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "tags": {
+        "type": [
+          "array",
+          "null"
+        ],
+        "items": {
+          "type": [
+            "string",
+            "null"
+          ]
+        }
+      },
+      "level": {
+        "enum": [
+          "low",
+          "high",
+          null
+        ]
+      }
+    },
+    "required": [
+      "nickname"
+    ]
+  }
+}`
 
 // UpdateUserInput is the arguments of tool update_user.
 type UpdateUserInput struct {
@@ -72,19 +132,10 @@ type UpdateUserCall struct {
 
 // updateUserTool wires tool update_user to h.
 func updateUserTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "update_user",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       UpdateUserToolName,
 		Definition: json.RawMessage(updateUserDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in UpdateUserInput
-			if err := runtime.DecodeArguments("update_user", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.UpdateUser(ctx, UpdateUserCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) UpdateUserCall {
+		return UpdateUserCall{runtime.NewToolCall(call)}
+	}, h.UpdateUser)
 }

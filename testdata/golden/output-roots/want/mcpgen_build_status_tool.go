@@ -3,16 +3,24 @@
 package outputroots
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// BuildStatusToolName is the name of tool build_status: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const BuildStatusToolName = "build_status"
+
 // buildStatusDefinition is tool build_status as tools/list advertises it: as written in
 // status.json, without mcpgen's own keys.
-const buildStatusDefinition = "{\n  \"name\": \"build_status\",\n  \"description\": \"The state of the last build\",\n  \"inputSchema\": { \"type\": \"object\" },\n  \"outputSchema\": { \"type\": \"string\", \"enum\": [\"passed\", \"failed\", \"running\"] }\n}"
+const buildStatusDefinition = `{
+  "name": "build_status",
+  "description": "The state of the last build",
+  "inputSchema": { "type": "object" },
+  "outputSchema": { "type": "string", "enum": ["passed", "failed", "running"] }
+}`
 
 // BuildStatusInput is the arguments of tool build_status.
 type BuildStatusInput struct{}
@@ -61,19 +69,10 @@ type BuildStatusCall struct {
 
 // buildStatusTool wires tool build_status to h.
 func buildStatusTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "build_status",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       BuildStatusToolName,
 		Definition: json.RawMessage(buildStatusDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in BuildStatusInput
-			if err := runtime.DecodeArguments("build_status", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.BuildStatus(ctx, BuildStatusCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) BuildStatusCall {
+		return BuildStatusCall{runtime.NewToolCall(call)}
+	}, h.BuildStatus)
 }

@@ -3,15 +3,23 @@
 package outputroots
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// CountLinesToolName is the name of tool count_lines: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const CountLinesToolName = "count_lines"
+
 // countLinesDefinition is tool count_lines as tools/list advertises it: as written in
 // count.json, without mcpgen's own keys.
-const countLinesDefinition = "{\n  \"name\": \"count_lines\",\n  \"description\": \"Count the lines of a file\",\n  \"inputSchema\": { \"type\": \"object\", \"properties\": { \"path\": { \"type\": \"string\" } }, \"required\": [\"path\"] },\n  \"outputSchema\": { \"type\": \"integer\", \"minimum\": 0 }\n}"
+const countLinesDefinition = `{
+  "name": "count_lines",
+  "description": "Count the lines of a file",
+  "inputSchema": { "type": "object", "properties": { "path": { "type": "string" } }, "required": ["path"] },
+  "outputSchema": { "type": "integer", "minimum": 0 }
+}`
 
 // CountLinesInput is the arguments of tool count_lines.
 type CountLinesInput struct {
@@ -27,19 +35,10 @@ type CountLinesCall struct {
 
 // countLinesTool wires tool count_lines to h.
 func countLinesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "count_lines",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       CountLinesToolName,
 		Definition: json.RawMessage(countLinesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in CountLinesInput
-			if err := runtime.DecodeArguments("count_lines", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.CountLines(ctx, CountLinesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) CountLinesCall {
+		return CountLinesCall{runtime.NewToolCall(call)}
+	}, h.CountLines)
 }

@@ -4,80 +4,91 @@ package outputroots
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
-	// CountLines handles tool count_lines.
+	// CountLines handles tool count_lines. Its output goes out as structuredContent, and as a JSON
+	// text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// Count the lines of a file
 	CountLines(ctx context.Context, call CountLinesCall, in CountLinesInput) (int64, error)
-	// ListFiles handles tool list_files.
+	// ListFiles handles tool list_files. Its output goes out as structuredContent, and as a JSON
+	// text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// List the files of a folder
 	ListFiles(ctx context.Context, call ListFilesCall, in ListFilesInput) ([]ListFilesEntry, error)
-	// Lookup handles tool lookup.
+	// Lookup handles tool lookup. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Look a key up: its value, or null when absent
 	Lookup(ctx context.Context, call LookupCall, in LookupInput) (*string, error)
-	// BuildStatus handles tool build_status.
+	// BuildStatus handles tool build_status. Its output goes out as structuredContent, and as a
+	// JSON text block unless the handler adds blocks of its own with call.AddContent
+	// (call.AddOutputJSON keeps the JSON block among them).
 	//
 	// The state of the last build
 	BuildStatus(ctx context.Context, call BuildStatusCall, in BuildStatusInput) (BuildStatusOutput, error)
-	// Resolve handles tool resolve.
+	// Resolve handles tool resolve. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Resolve a name to one address or to several
 	Resolve(ctx context.Context, call ResolveCall, in ResolveInput) (ResolveOutput, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // CountLines reports that tool count_lines is not implemented.
 func (UnimplementedHandler) CountLines(context.Context, CountLinesCall, CountLinesInput) (int64, error) {
-	return *new(int64), errors.New("tool \"count_lines\" is not implemented")
+	return *new(int64), fmt.Errorf("tool %q is not implemented", CountLinesToolName)
 }
 
 // ListFiles reports that tool list_files is not implemented.
 func (UnimplementedHandler) ListFiles(context.Context, ListFilesCall, ListFilesInput) ([]ListFilesEntry, error) {
-	return *new([]ListFilesEntry), errors.New("tool \"list_files\" is not implemented")
+	return *new([]ListFilesEntry), fmt.Errorf("tool %q is not implemented", ListFilesToolName)
 }
 
 // Lookup reports that tool lookup is not implemented.
 func (UnimplementedHandler) Lookup(context.Context, LookupCall, LookupInput) (*string, error) {
-	return *new(*string), errors.New("tool \"lookup\" is not implemented")
+	return *new(*string), fmt.Errorf("tool %q is not implemented", LookupToolName)
 }
 
 // BuildStatus reports that tool build_status is not implemented.
 func (UnimplementedHandler) BuildStatus(context.Context, BuildStatusCall, BuildStatusInput) (BuildStatusOutput, error) {
-	return *new(BuildStatusOutput), errors.New("tool \"build_status\" is not implemented")
+	return *new(BuildStatusOutput), fmt.Errorf("tool %q is not implemented", BuildStatusToolName)
 }
 
 // Resolve reports that tool resolve is not implemented.
 func (UnimplementedHandler) Resolve(context.Context, ResolveCall, ResolveInput) (ResolveOutput, error) {
-	return ResolveOutput{}, errors.New("tool \"resolve\" is not implemented")
+	return ResolveOutput{}, fmt.Errorf("tool %q is not implemented", ResolveToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		countLinesTool(h),
 		listFilesTool(h),
 		lookupTool(h),
 		buildStatusTool(h),
 		resolveTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -3,15 +3,34 @@
 package outputroots
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ListFilesToolName is the name of tool list_files: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ListFilesToolName = "list_files"
+
 // listFilesDefinition is tool list_files as tools/list advertises it: as written in list.json,
 // without mcpgen's own keys.
-const listFilesDefinition = "{\n  \"name\": \"list_files\",\n  \"description\": \"List the files of a folder\",\n  \"inputSchema\": { \"type\": \"object\", \"properties\": { \"dir\": { \"type\": \"string\" } }, \"required\": [\"dir\"] },\n  \"outputSchema\": {\n    \"type\": \"array\",\n    \"items\": { \"$ref\": \"#/$defs/entry\" },\n    \"maxItems\": 100,\n    \"$defs\": {\n      \"entry\": {\n        \"type\": \"object\",\n        \"properties\": { \"name\": { \"type\": \"string\" }, \"size\": { \"type\": \"integer\", \"minimum\": 0 } },\n        \"required\": [\"name\", \"size\"]\n      }\n    }\n  }\n}"
+const listFilesDefinition = `{
+  "name": "list_files",
+  "description": "List the files of a folder",
+  "inputSchema": { "type": "object", "properties": { "dir": { "type": "string" } }, "required": ["dir"] },
+  "outputSchema": {
+    "type": "array",
+    "items": { "$ref": "#/$defs/entry" },
+    "maxItems": 100,
+    "$defs": {
+      "entry": {
+        "type": "object",
+        "properties": { "name": { "type": "string" }, "size": { "type": "integer", "minimum": 0 } },
+        "required": ["name", "size"]
+      }
+    }
+  }
+}`
 
 // ListFilesInput is the arguments of tool list_files.
 type ListFilesInput struct {
@@ -33,19 +52,10 @@ type ListFilesCall struct {
 
 // listFilesTool wires tool list_files to h.
 func listFilesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "list_files",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ListFilesToolName,
 		Definition: json.RawMessage(listFilesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ListFilesInput
-			if err := runtime.DecodeArguments("list_files", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.ListFiles(ctx, ListFilesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ListFilesCall {
+		return ListFilesCall{runtime.NewToolCall(call)}
+	}, h.ListFiles)
 }

@@ -3,15 +3,23 @@
 package outputroots
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// LookupToolName is the name of tool lookup: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const LookupToolName = "lookup"
+
 // lookupDefinition is tool lookup as tools/list advertises it: as written in lookup.json,
 // without mcpgen's own keys.
-const lookupDefinition = "{\n  \"name\": \"lookup\",\n  \"description\": \"Look a key up: its value, or null when absent\",\n  \"inputSchema\": { \"type\": \"object\", \"properties\": { \"key\": { \"type\": \"string\" } }, \"required\": [\"key\"] },\n  \"outputSchema\": { \"type\": [\"string\", \"null\"] }\n}"
+const lookupDefinition = `{
+  "name": "lookup",
+  "description": "Look a key up: its value, or null when absent",
+  "inputSchema": { "type": "object", "properties": { "key": { "type": "string" } }, "required": ["key"] },
+  "outputSchema": { "type": ["string", "null"] }
+}`
 
 // LookupInput is the arguments of tool lookup.
 type LookupInput struct {
@@ -27,19 +35,10 @@ type LookupCall struct {
 
 // lookupTool wires tool lookup to h.
 func lookupTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "lookup",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       LookupToolName,
 		Definition: json.RawMessage(lookupDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in LookupInput
-			if err := runtime.DecodeArguments("lookup", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Lookup(ctx, LookupCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) LookupCall {
+		return LookupCall{runtime.NewToolCall(call)}
+	}, h.Lookup)
 }

@@ -4,7 +4,6 @@ package outputroots
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,23 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ResolveToolName is the name of tool resolve: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const ResolveToolName = "resolve"
+
 // resolveDefinition is tool resolve as tools/list advertises it: as written in union.json,
 // without mcpgen's own keys.
-const resolveDefinition = "{\n  \"name\": \"resolve\",\n  \"description\": \"Resolve a name to one address or to several\",\n  \"inputSchema\": { \"type\": \"object\", \"properties\": { \"name\": { \"type\": \"string\" } }, \"required\": [\"name\"] },\n  \"outputSchema\": {\n    \"oneOf\": [\n      { \"type\": \"string\" },\n      { \"type\": \"array\", \"items\": { \"type\": \"string\" } }\n    ]\n  }\n}"
+const resolveDefinition = `{
+  "name": "resolve",
+  "description": "Resolve a name to one address or to several",
+  "inputSchema": { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] },
+  "outputSchema": {
+    "oneOf": [
+      { "type": "string" },
+      { "type": "array", "items": { "type": "string" } }
+    ]
+  }
+}`
 
 // ResolveInput is the arguments of tool resolve.
 type ResolveInput struct {
@@ -67,19 +80,10 @@ type ResolveCall struct {
 
 // resolveTool wires tool resolve to h.
 func resolveTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "resolve",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ResolveToolName,
 		Definition: json.RawMessage(resolveDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ResolveInput
-			if err := runtime.DecodeArguments("resolve", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Resolve(ctx, ResolveCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ResolveCall {
+		return ResolveCall{runtime.NewToolCall(call)}
+	}, h.Resolve)
 }

@@ -3,15 +3,29 @@
 package overrides
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// UserProfileDashedToolName is the name of tool user-profile: what tools/call names, and what
+// an interceptor sees as runtime.IncomingRequest.Name.
+const UserProfileDashedToolName = "user-profile"
+
 // userProfileDashedDefinition is tool user-profile as tools/list advertises it: as written in
 // tool2.json, without mcpgen's own keys.
-const userProfileDashedDefinition = "{\n  \"name\": \"user-profile\",\n  \"description\": \"Same Go name as user_profile without the override\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"q\": {\n        \"type\": \"string\"\n      }\n    }\n  }\n}"
+const userProfileDashedDefinition = `{
+  "name": "user-profile",
+  "description": "Same Go name as user_profile without the override",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "q": {
+        "type": "string"
+      }
+    }
+  }
+}`
 
 // UserProfileDashedInput is the arguments of tool user-profile.
 type UserProfileDashedInput struct {
@@ -27,19 +41,10 @@ type UserProfileDashedCall struct {
 
 // userProfileDashedTool wires tool user-profile to h.
 func userProfileDashedTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "user-profile",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       UserProfileDashedToolName,
 		Definition: json.RawMessage(userProfileDashedDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in UserProfileDashedInput
-			if err := runtime.DecodeArguments("user-profile", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.UserProfileDashed(ctx, UserProfileDashedCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) UserProfileDashedCall {
+		return UserProfileDashedCall{runtime.NewToolCall(call)}
+	}, h.UserProfileDashed)
 }

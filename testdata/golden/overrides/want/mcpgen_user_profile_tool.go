@@ -3,15 +3,40 @@
 package overrides
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// UserProfileToolName is the name of tool user_profile: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const UserProfileToolName = "user_profile"
+
 // userProfileDefinition is tool user_profile as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const userProfileDefinition = "{\n  \"name\": \"user_profile\",\n  \"description\": \"x-go-name and x-go-field-name settle collisions\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"user_id\": {\n        \"type\": \"string\"\n      },\n      \"userId\": {\n        \"type\": \"string\"\n      },\n      \"address\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"city\": {\n            \"type\": \"string\"\n          }\n        }\n      }\n    }\n  }\n}"
+const userProfileDefinition = `{
+  "name": "user_profile",
+  "description": "x-go-name and x-go-field-name settle collisions",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "user_id": {
+        "type": "string"
+      },
+      "userId": {
+        "type": "string"
+      },
+      "address": {
+        "type": "object",
+        "properties": {
+          "city": {
+            "type": "string"
+          }
+        }
+      }
+    }
+  }
+}`
 
 // UserProfileInput is the arguments of tool user_profile.
 type UserProfileInput struct {
@@ -34,19 +59,10 @@ type UserProfileCall struct {
 
 // userProfileTool wires tool user_profile to h.
 func userProfileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "user_profile",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       UserProfileToolName,
 		Definition: json.RawMessage(userProfileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in UserProfileInput
-			if err := runtime.DecodeArguments("user_profile", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.UserProfile(ctx, UserProfileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) UserProfileCall {
+		return UserProfileCall{runtime.NewToolCall(call)}
+	}, h.UserProfile)
 }

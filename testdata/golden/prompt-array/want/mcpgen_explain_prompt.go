@@ -11,7 +11,10 @@ import (
 
 // explainPromptDefinition is prompt explain as prompts/list advertises it: as written in
 // mixed.json, without mcpgen's own keys.
-const explainPromptDefinition = "{\"name\": \"explain\", \"description\": \"Explains a search result.\", \"arguments\": [{\"name\": \"result_id\", \"required\": true}]}"
+const explainPromptDefinition = `{"name": "explain", "description": "Explains a search result.", "arguments": [{"name": "result_id", "required": true}]}`
+
+// ExplainPromptName is the name of prompt explain, as prompts/get names it.
+const ExplainPromptName = "explain"
 
 // ExplainPromptArgs are the arguments of prompt explain; an optional argument the client left
 // out is nil.
@@ -29,7 +32,7 @@ type ExplainPromptCall struct {
 // explainPrompt wires prompt explain to h.
 func explainPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "explain",
+		Name:       ExplainPromptName,
 		Definition: json.RawMessage(explainPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := ExplainPromptArgs{ResultID: args["result_id"]}

@@ -4,22 +4,18 @@ package promptarray
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each tool and each prompt.
+// Embed UnimplementedHandler in your implementation so that methods added later do not break
+// the build.
 type Handler interface {
 	// Search handles tool search.
 	//
@@ -35,33 +31,32 @@ type Handler interface {
 	NoArgsPrompt(ctx context.Context, call NoArgsPromptCall) (*runtime.PromptResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Search reports that tool search is not implemented.
 func (UnimplementedHandler) Search(context.Context, SearchCall, SearchInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"search\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", SearchToolName)
 }
 
 // ExplainPrompt reports that prompt "explain" is not implemented.
 func (UnimplementedHandler) ExplainPrompt(context.Context, ExplainPromptCall, ExplainPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"explain\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", ExplainPromptName)
 }
 
 // NoArgsPrompt reports that prompt "no_args" is not implemented.
 func (UnimplementedHandler) NoArgsPrompt(context.Context, NoArgsPromptCall) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"no_args\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", NoArgsPromptName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools and prompts of this package to s, answered by h, in the order of the
+// input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		searchTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

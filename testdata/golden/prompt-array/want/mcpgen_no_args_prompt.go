@@ -11,7 +11,10 @@ import (
 
 // noArgsPromptDefinition is prompt no_args as prompts/list advertises it: as written in
 // mixed.json, without mcpgen's own keys.
-const noArgsPromptDefinition = "{\"name\": \"no_args\", \"description\": \"A prompt without arguments.\", \"arguments\": []}"
+const noArgsPromptDefinition = `{"name": "no_args", "description": "A prompt without arguments.", "arguments": []}`
+
+// NoArgsPromptName is the name of prompt no_args, as prompts/get names it.
+const NoArgsPromptName = "no_args"
 
 // NoArgsPromptCall is the handle of one prompts/get of prompt no_args: progress, logging,
 // sampling, roots, and the elicitations it declares. Asking for an elicitation it does not
@@ -23,7 +26,7 @@ type NoArgsPromptCall struct {
 // noArgsPrompt wires prompt no_args to h.
 func noArgsPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "no_args",
+		Name:       NoArgsPromptName,
 		Definition: json.RawMessage(noArgsPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ map[string]string) (*runtime.PromptResult, error) {
 			return h.NoArgsPrompt(ctx, NoArgsPromptCall{runtime.NewFeatureCall(call)})

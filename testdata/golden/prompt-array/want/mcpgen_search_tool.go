@@ -3,15 +3,18 @@
 package promptarray
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// SearchToolName is the name of tool search: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const SearchToolName = "search"
+
 // searchDefinition is tool search as tools/list advertises it: as written in mixed.json,
 // without mcpgen's own keys.
-const searchDefinition = "{\"name\": \"search\", \"description\": \"Searches the index.\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"query\": {\"type\": \"string\"}}, \"required\": [\"query\"]}}"
+const searchDefinition = `{"name": "search", "description": "Searches the index.", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}`
 
 // SearchInput is the arguments of tool search.
 type SearchInput struct {
@@ -27,19 +30,10 @@ type SearchCall struct {
 
 // searchTool wires tool search to h.
 func searchTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "search",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       SearchToolName,
 		Definition: json.RawMessage(searchDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in SearchInput
-			if err := runtime.DecodeArguments("search", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Search(ctx, SearchCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) SearchCall {
+		return SearchCall{runtime.NewToolCall(call)}
+	}, h.Search)
 }

@@ -11,7 +11,19 @@ import (
 
 // codeReviewPromptDefinition is prompt code_review as prompts/list advertises it: as written
 // in code_review.json, without mcpgen's own keys.
-const codeReviewPromptDefinition = "{\n  \"name\": \"code_review\",\n  \"title\": \"Code review\",\n  \"description\": \"Asks the model to review a piece of code.\",\n  \"arguments\": [\n    {\"name\": \"language\", \"description\": \"The programming language of the code.\", \"required\": true},\n    {\"name\": \"code\", \"description\": \"The code to review.\", \"required\": true},\n    {\"name\": \"focus\", \"description\": \"What to look at first, such as security.\"}\n  ]\n}"
+const codeReviewPromptDefinition = `{
+  "name": "code_review",
+  "title": "Code review",
+  "description": "Asks the model to review a piece of code.",
+  "arguments": [
+    {"name": "language", "description": "The programming language of the code.", "required": true},
+    {"name": "code", "description": "The code to review.", "required": true},
+    {"name": "focus", "description": "What to look at first, such as security."}
+  ]
+}`
+
+// CodeReviewPromptName is the name of prompt code_review, as prompts/get names it.
+const CodeReviewPromptName = "code_review"
 
 // CodeReviewPromptArgs are the arguments of prompt code_review; an optional argument the
 // client left out is nil.
@@ -46,7 +58,7 @@ func (c CodeReviewPromptCall) ElicitReviewDepth(ctx context.Context, message str
 // codeReviewPrompt wires prompt code_review to h.
 func codeReviewPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:         "code_review",
+		Name:         CodeReviewPromptName,
 		Definition:   json.RawMessage(codeReviewPromptDefinition),
 		Elicitations: []*runtime.Elicitation{reviewDepthElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {

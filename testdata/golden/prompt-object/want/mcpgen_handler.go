@@ -4,22 +4,18 @@ package promptobject
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each prompt and each
+// completable argument or template variable. Embed UnimplementedHandler in your implementation
+// so that methods added later do not break the build.
 type Handler interface {
 	// CodeReviewPrompt answers prompts/get of prompt code_review.
 	//
@@ -33,34 +29,28 @@ type Handler interface {
 	CompleteCodeReviewFocus(ctx context.Context, req runtime.CompletionRequest) (*runtime.Completion, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // CodeReviewPrompt reports that prompt "code_review" is not implemented.
 func (UnimplementedHandler) CodeReviewPrompt(context.Context, CodeReviewPromptCall, CodeReviewPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", CodeReviewPromptName)
 }
 
 // CompleteCodeReviewLanguage reports that completion of argument "language" of prompt "code_review" is not implemented.
 func (UnimplementedHandler) CompleteCodeReviewLanguage(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"language\" of prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "language", CodeReviewPromptName)
 }
 
 // CompleteCodeReviewFocus reports that completion of argument "focus" of prompt "code_review" is not implemented.
 func (UnimplementedHandler) CompleteCodeReviewFocus(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of argument \"focus\" of prompt \"code_review\" is not implemented")
+	return nil, fmt.Errorf("completion of argument %q of prompt %q is not implemented", "focus", CodeReviewPromptName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the prompts of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Prompt{
 		codeReviewPrompt(h),
 	} {

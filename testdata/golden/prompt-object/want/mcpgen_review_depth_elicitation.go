@@ -48,12 +48,22 @@ func (v *ReviewDepthDepth) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ReviewDepthElicitationName is the name of elicitation review_depth, as call handles ask for
+// it and the test client answers it.
+const ReviewDepthElicitationName = "review_depth"
+
 // reviewDepthElicitation declares the review_depth elicitation (form mode).
 //
 // How thorough the review should be.
 var reviewDepthElicitation = &runtime.Elicitation{
-	Name:            "review_depth",
-	Mode:            "form",
-	Message:         "How deep should the review go?",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"depth\": {\"type\": \"string\", \"enum\": [\"quick\", \"thorough\"]}\n    },\n    \"required\": [\"depth\"]\n  }"),
+	Name:    ReviewDepthElicitationName,
+	Mode:    "form",
+	Message: "How deep should the review go?",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "depth": {"type": "string", "enum": ["quick", "thorough"]}
+    },
+    "required": ["depth"]
+  }`),
 }

@@ -11,7 +11,10 @@ import (
 
 // dailySummaryPromptDefinition is prompt daily-summary as prompts/list advertises it: as
 // written in prompts.json, without mcpgen's own keys.
-const dailySummaryPromptDefinition = "{\"name\": \"daily-summary\", \"title\": \"Daily summary\", \"description\": \"Summarises the day.\"}"
+const dailySummaryPromptDefinition = `{"name": "daily-summary", "title": "Daily summary", "description": "Summarises the day."}`
+
+// DailySummaryPromptName is the name of prompt daily-summary, as prompts/get names it.
+const DailySummaryPromptName = "daily-summary"
 
 // DailySummaryPromptCall is the handle of one prompts/get of prompt daily-summary: progress,
 // logging, sampling, roots, and the elicitations it declares. Asking for an elicitation it
@@ -23,7 +26,7 @@ type DailySummaryPromptCall struct {
 // dailySummaryPrompt wires prompt daily-summary to h.
 func dailySummaryPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "daily-summary",
+		Name:       DailySummaryPromptName,
 		Definition: json.RawMessage(dailySummaryPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, _ map[string]string) (*runtime.PromptResult, error) {
 			return h.DailySummaryPrompt(ctx, DailySummaryPromptCall{runtime.NewFeatureCall(call)})

@@ -11,7 +11,10 @@ import (
 
 // greetPromptDefinition is prompt greet as prompts/list advertises it: as written in
 // prompts.json, without mcpgen's own keys.
-const greetPromptDefinition = "{\"name\": \"greet\", \"description\": \"Greets the user.\", \"arguments\": [{\"name\": \"name\", \"required\": true}]}"
+const greetPromptDefinition = `{"name": "greet", "description": "Greets the user.", "arguments": [{"name": "name", "required": true}]}`
+
+// GreetPromptName is the name of prompt greet, as prompts/get names it.
+const GreetPromptName = "greet"
 
 // GreetPromptArgs are the arguments of prompt greet; an optional argument the client left out
 // is nil.
@@ -29,7 +32,7 @@ type GreetPromptCall struct {
 // greetPrompt wires prompt greet to h.
 func greetPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "greet",
+		Name:       GreetPromptName,
 		Definition: json.RawMessage(greetPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := GreetPromptArgs{Name: args["name"]}

@@ -4,22 +4,18 @@ package promptslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each prompt. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// GreetPrompt answers prompts/get of prompt greet.
 	//
@@ -33,34 +29,28 @@ type Handler interface {
 	TranslationPrompt(ctx context.Context, call TranslationPromptCall, in TranslationPromptArgs) (*runtime.PromptResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // GreetPrompt reports that prompt "greet" is not implemented.
 func (UnimplementedHandler) GreetPrompt(context.Context, GreetPromptCall, GreetPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"greet\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", GreetPromptName)
 }
 
 // DailySummaryPrompt reports that prompt "daily-summary" is not implemented.
 func (UnimplementedHandler) DailySummaryPrompt(context.Context, DailySummaryPromptCall) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"daily-summary\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", DailySummaryPromptName)
 }
 
 // TranslationPrompt reports that prompt "translate" is not implemented.
 func (UnimplementedHandler) TranslationPrompt(context.Context, TranslationPromptCall, TranslationPromptArgs) (*runtime.PromptResult, error) {
-	return nil, errors.New("prompt \"translate\" is not implemented")
+	return nil, fmt.Errorf("prompt %q is not implemented", TranslationPromptName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the prompts of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Prompt{
 		greetPrompt(h),
 		dailySummaryPrompt(h),

@@ -11,7 +11,10 @@ import (
 
 // translationPromptDefinition is prompt translate as prompts/list advertises it: as written in
 // prompts.json, without mcpgen's own keys.
-const translationPromptDefinition = "{\"name\": \"translate\", \"arguments\": [{\"name\": \"text\", \"required\": true}, {\"name\": \"target_lang\"}, {\"name\": \"sourceURL\"}], \"_meta\": {\"other.example/keep\": 1}}"
+const translationPromptDefinition = `{"name": "translate", "arguments": [{"name": "text", "required": true}, {"name": "target_lang"}, {"name": "sourceURL"}], "_meta": {"other.example/keep": 1}}`
+
+// TranslationPromptName is the name of prompt translate, as prompts/get names it.
+const TranslationPromptName = "translate"
 
 // TranslationPromptArgs are the arguments of prompt translate; an optional argument the client
 // left out is nil.
@@ -31,7 +34,7 @@ type TranslationPromptCall struct {
 // translationPrompt wires prompt translate to h.
 func translationPrompt(h Handler) runtime.Prompt {
 	return runtime.Prompt{
-		Name:       "translate",
+		Name:       TranslationPromptName,
 		Definition: json.RawMessage(translationPromptDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, args map[string]string) (*runtime.PromptResult, error) {
 			in := TranslationPromptArgs{Text: args["text"]}

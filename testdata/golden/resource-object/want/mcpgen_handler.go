@@ -4,22 +4,18 @@ package resourceobject
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each resource. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ReadReadme answers resources/read of file:///project/README.md (resource readme).
 	//
@@ -27,24 +23,18 @@ type Handler interface {
 	ReadReadme(ctx context.Context, call ReadmeResourceCall) (*runtime.ResourceResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadReadme reports that resource "file:///project/README.md" is not implemented.
 func (UnimplementedHandler) ReadReadme(context.Context, ReadmeResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"file:///project/README.md\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", ReadmeResourceURI)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resources of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Resource{
 		readmeResource(h),
 	} {

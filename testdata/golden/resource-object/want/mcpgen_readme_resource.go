@@ -12,7 +12,13 @@ import (
 
 // readmeResourceDefinition is resource file:///project/README.md as resources/list advertises
 // it: as written in readme.json, without mcpgen's own keys.
-const readmeResourceDefinition = "{\n  \"uri\": \"file:///project/README.md\",\n  \"name\": \"readme\",\n  \"title\": \"Project README\",\n  \"description\": \"The README of the project.\",\n  \"mimeType\": \"text/markdown\"\n}"
+const readmeResourceDefinition = `{
+  "uri": "file:///project/README.md",
+  "name": "readme",
+  "title": "Project README",
+  "description": "The README of the project.",
+  "mimeType": "text/markdown"
+}`
 
 // ReadmeResourceURI is the URI of resource readme.
 const ReadmeResourceURI = "file:///project/README.md"

@@ -4,22 +4,19 @@ package resourcetemplate
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each resource template, each
+// completable argument or template variable and listing the resources of a template marked
+// "mcpgen.dev/list". Embed UnimplementedHandler in your implementation so that methods added
+// later do not break the build.
 type Handler interface {
 	// ReadRepoFile answers resources/read of a URI matching
 	// repo://{owner}/{repo}/blob{/path*}{?ref,lines} (resource template repo_file); return
@@ -41,44 +38,38 @@ type Handler interface {
 	CompleteRepoFileRef(ctx context.Context, req runtime.CompletionRequest) (*runtime.Completion, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadRepoFile reports that resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
 func (UnimplementedHandler) ReadRepoFile(context.Context, RepoFileTemplateCall, string, RepoFileParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", RepoFileURITemplate)
 }
 
 // ListRepoFile reports that listing of resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
 func (UnimplementedHandler) ListRepoFile(context.Context) ([]runtime.ResourceInfo, error) {
-	return nil, errors.New("listing of resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
+	return nil, fmt.Errorf("listing of resource template %q is not implemented", RepoFileURITemplate)
 }
 
 // CompleteRepoFileOwner reports that completion of variable "owner" of resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
 func (UnimplementedHandler) CompleteRepoFileOwner(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"owner\" of resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "owner", RepoFileURITemplate)
 }
 
 // CompleteRepoFileRepo reports that completion of variable "repo" of resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
 func (UnimplementedHandler) CompleteRepoFileRepo(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"repo\" of resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "repo", RepoFileURITemplate)
 }
 
 // CompleteRepoFileRef reports that completion of variable "ref" of resource template "repo://{owner}/{repo}/blob{/path*}{?ref,lines}" is not implemented.
 func (UnimplementedHandler) CompleteRepoFileRef(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"ref\" of resource template \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "ref", RepoFileURITemplate)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resource templates of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.ResourceTemplate{
 		repoFileTemplate(h),
 	} {

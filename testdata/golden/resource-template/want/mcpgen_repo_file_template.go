@@ -13,7 +13,16 @@ import (
 // repoFileTemplateDefinition is resource template
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines} as resources/templates/list advertises it: as
 // written in file.json, without mcpgen's own keys.
-const repoFileTemplateDefinition = "{\n  \"uriTemplate\": \"repo://{owner}/{repo}/blob{/path*}{?ref,lines}\",\n  \"name\": \"repo_file\",\n  \"title\": \"Repository file\",\n  \"description\": \"A file of a repository, at a branch or commit.\",\n  \"mimeType\": \"text/plain\"\n}"
+const repoFileTemplateDefinition = `{
+  "uriTemplate": "repo://{owner}/{repo}/blob{/path*}{?ref,lines}",
+  "name": "repo_file",
+  "title": "Repository file",
+  "description": "A file of a repository, at a branch or commit.",
+  "mimeType": "text/plain"
+}`
+
+// RepoFileURITemplate is the URI template of resource template repo_file.
+const RepoFileURITemplate = "repo://{owner}/{repo}/blob{/path*}{?ref,lines}"
 
 // RepoFileParams are the variables of URI template
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}, from the URI being read; an optional
@@ -46,7 +55,7 @@ func RepoFileTemplateURI(p RepoFileParams) string {
 	if p.Lines != nil {
 		vars["lines"] = []string{*p.Lines}
 	}
-	return runtime.ExpandURITemplate("repo://{owner}/{repo}/blob{/path*}{?ref,lines}", vars)
+	return runtime.ExpandURITemplate(RepoFileURITemplate, vars)
 }
 
 // RepoFileTemplateCall is the handle of one resources/read of resource template
@@ -94,7 +103,7 @@ func (c RepoFileTemplateCall) RequireSignIn(message string, url func(*runtime.UR
 // repoFileTemplate wires resource template repo://{owner}/{repo}/blob{/path*}{?ref,lines} to h.
 func repoFileTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate:  "repo://{owner}/{repo}/blob{/path*}{?ref,lines}",
+		URITemplate:  RepoFileURITemplate,
 		Definition:   json.RawMessage(repoFileTemplateDefinition),
 		Elicitations: []*runtime.Elicitation{signInElicitation},
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {

@@ -4,11 +4,15 @@ package resourcetemplate
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// SignInElicitationName is the name of elicitation sign_in, as call handles ask for it and the
+// test client answers it.
+const SignInElicitationName = "sign_in"
+
 // signInElicitation declares the sign_in elicitation (url mode).
 //
 // Sign in to the code host.
 var signInElicitation = &runtime.Elicitation{
-	Name:    "sign_in",
+	Name:    SignInElicitationName,
 	Mode:    "url",
 	Message: "Sign in to the code host.",
 }

@@ -11,7 +11,7 @@ import (
 
 // appConfigResourceDefinition is resource config://app as resources/list advertises it: as
 // written in resources.json, without mcpgen's own keys.
-const appConfigResourceDefinition = "{\"uri\": \"config://app\", \"name\": \"app_config\", \"description\": \"Settings, read after the user agrees.\"}"
+const appConfigResourceDefinition = `{"uri": "config://app", "name": "app_config", "description": "Settings, read after the user agrees."}`
 
 // AppConfigResourceURI is the URI of resource app_config.
 const AppConfigResourceURI = "config://app"

@@ -13,12 +13,16 @@ type Consent struct {
 	Ok bool `json:"ok"`
 }
 
+// ConsentElicitationName is the name of elicitation consent, as call handles ask for it and
+// the test client answers it.
+const ConsentElicitationName = "consent"
+
 // consentElicitation declares the consent elicitation (form mode).
 //
 // Permission to read the settings.
 var consentElicitation = &runtime.Elicitation{
-	Name:            "consent",
+	Name:            ConsentElicitationName,
 	Mode:            "form",
 	Message:         "Permission to read the settings.",
-	RequestedSchema: json.RawMessage("{\"type\": \"object\", \"properties\": {\"ok\": {\"type\": \"boolean\"}}, \"required\": [\"ok\"]}"),
+	RequestedSchema: json.RawMessage(`{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}`),
 }

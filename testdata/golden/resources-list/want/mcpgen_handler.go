@@ -4,22 +4,18 @@ package resourceslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each resource. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ReadStaticText answers resources/read of test://static-text (resource static-text).
 	ReadStaticText(ctx context.Context, call StaticTextResourceCall) (*runtime.ResourceResult, error)
@@ -31,34 +27,28 @@ type Handler interface {
 	ReadAppConfig(ctx context.Context, call AppConfigResourceCall) (*runtime.ResourceResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadStaticText reports that resource "test://static-text" is not implemented.
 func (UnimplementedHandler) ReadStaticText(context.Context, StaticTextResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"test://static-text\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", StaticTextResourceURI)
 }
 
 // ReadStaticBinary reports that resource "test://static-binary" is not implemented.
 func (UnimplementedHandler) ReadStaticBinary(context.Context, StaticBinaryResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"test://static-binary\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", StaticBinaryResourceURI)
 }
 
 // ReadAppConfig reports that resource "config://app" is not implemented.
 func (UnimplementedHandler) ReadAppConfig(context.Context, AppConfigResourceCall) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource \"config://app\" is not implemented")
+	return nil, fmt.Errorf("resource %q is not implemented", AppConfigResourceURI)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resources of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.Resource{
 		staticTextResource(h),
 		staticBinaryResource(h),

@@ -12,7 +12,7 @@ import (
 
 // staticBinaryResourceDefinition is resource test://static-binary as resources/list advertises
 // it: as written in resources.json, without mcpgen's own keys.
-const staticBinaryResourceDefinition = "{\"uri\": \"test://static-binary\", \"name\": \"static-binary\", \"mimeType\": \"image/png\"}"
+const staticBinaryResourceDefinition = `{"uri": "test://static-binary", "name": "static-binary", "mimeType": "image/png"}`
 
 // StaticBinaryResourceURI is the URI of resource static-binary.
 const StaticBinaryResourceURI = "test://static-binary"

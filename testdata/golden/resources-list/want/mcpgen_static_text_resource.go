@@ -11,7 +11,7 @@ import (
 
 // staticTextResourceDefinition is resource test://static-text as resources/list advertises it:
 // as written in resources.json, without mcpgen's own keys.
-const staticTextResourceDefinition = "{\"uri\": \"test://static-text\", \"name\": \"static-text\", \"title\": \"Static Text Resource\", \"mimeType\": \"text/plain\"}"
+const staticTextResourceDefinition = `{"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource", "mimeType": "text/plain"}`
 
 // StaticTextResourceURI is the URI of resource static-text.
 const StaticTextResourceURI = "test://static-text"

@@ -3,15 +3,33 @@
 package rootshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// AsMapToolName is the name of tool as_map: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const AsMapToolName = "as_map"
+
 // asMapDefinition is tool as_map as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const asMapDefinition = "{\n    \"name\": \"as_map\",\n    \"description\": \"Root is a map of strings\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"additionalProperties\": {\n        \"type\": \"string\"\n      }\n    },\n    \"outputSchema\": {\n      \"type\": \"object\",\n      \"additionalProperties\": {\n        \"type\": \"integer\"\n      }\n    }\n  }"
+const asMapDefinition = `{
+    "name": "as_map",
+    "description": "Root is a map of strings",
+    "inputSchema": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "string"
+      }
+    },
+    "outputSchema": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "integer"
+      }
+    }
+  }`
 
 // AsMapCall is the handle of one as_map call: progress, logging, sampling, roots, extra
 // content, state, and the elicitations the tool declares. Asking for an elicitation the tool
@@ -22,19 +40,10 @@ type AsMapCall struct {
 
 // asMapTool wires tool as_map to h.
 func asMapTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "as_map",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       AsMapToolName,
 		Definition: json.RawMessage(asMapDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in map[string]string
-			if err := runtime.DecodeArguments("as_map", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.AsMap(ctx, AsMapCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) AsMapCall {
+		return AsMapCall{runtime.NewToolCall(call)}
+	}, h.AsMap)
 }

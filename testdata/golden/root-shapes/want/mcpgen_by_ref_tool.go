@@ -3,15 +3,38 @@
 package rootshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ByRefToolName is the name of tool by_ref: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const ByRefToolName = "by_ref"
+
 // byRefDefinition is tool by_ref as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const byRefDefinition = "{\n    \"name\": \"by_ref\",\n    \"description\": \"Root is a reference\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"$ref\": \"#/$defs/Args\",\n      \"$defs\": {\n        \"Args\": {\n          \"type\": \"object\",\n          \"properties\": {\n            \"q\": {\n              \"type\": \"string\"\n            }\n          },\n          \"required\": [\n            \"q\"\n          ]\n        }\n      }\n    }\n  }"
+const byRefDefinition = `{
+    "name": "by_ref",
+    "description": "Root is a reference",
+    "inputSchema": {
+      "type": "object",
+      "$ref": "#/$defs/Args",
+      "$defs": {
+        "Args": {
+          "type": "object",
+          "properties": {
+            "q": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "q"
+          ]
+        }
+      }
+    }
+  }`
 
 // ByRefArgs is the schema at /inputSchema/$defs/Args of tool "by_ref".
 type ByRefArgs struct {
@@ -27,19 +50,10 @@ type ByRefCall struct {
 
 // byRefTool wires tool by_ref to h.
 func byRefTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "by_ref",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ByRefToolName,
 		Definition: json.RawMessage(byRefDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ByRefArgs
-			if err := runtime.DecodeArguments("by_ref", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ByRef(ctx, ByRefCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ByRefCall {
+		return ByRefCall{runtime.NewToolCall(call)}
+	}, h.ByRef)
 }

@@ -4,24 +4,26 @@ package rootshapes
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// ByRef handles tool by_ref.
 	//
 	// Root is a reference
 	ByRef(ctx context.Context, call ByRefCall, in ByRefArgs) ([]runtime.Content, error)
-	// AsMap handles tool as_map.
+	// AsMap handles tool as_map. Its output goes out as structuredContent, and as a JSON text
+	// block unless the handler adds blocks of its own with call.AddContent (call.AddOutputJSON
+	// keeps the JSON block among them).
 	//
 	// Root is a map of strings
 	AsMap(ctx context.Context, call AsMapCall, in map[string]string) (map[string]int64, error)
@@ -35,39 +37,40 @@ type Handler interface {
 	OneOf(ctx context.Context, call OneOfCall, in OneOfInput) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ByRef reports that tool by_ref is not implemented.
 func (UnimplementedHandler) ByRef(context.Context, ByRefCall, ByRefArgs) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"by_ref\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", ByRefToolName)
 }
 
 // AsMap reports that tool as_map is not implemented.
 func (UnimplementedHandler) AsMap(context.Context, AsMapCall, map[string]string) (map[string]int64, error) {
-	return map[string]int64{}, errors.New("tool \"as_map\" is not implemented")
+	return map[string]int64{}, fmt.Errorf("tool %q is not implemented", AsMapToolName)
 }
 
 // Merged reports that tool merged is not implemented.
 func (UnimplementedHandler) Merged(context.Context, MergedCall, MergedInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"merged\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", MergedToolName)
 }
 
 // OneOf reports that tool one_of is not implemented.
 func (UnimplementedHandler) OneOf(context.Context, OneOfCall, OneOfInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"one_of\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", OneOfToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		byRefTool(h),
 		asMapTool(h),
 		mergedTool(h),
 		oneOfTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -3,15 +3,43 @@
 package rootshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// MergedToolName is the name of tool merged: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const MergedToolName = "merged"
+
 // mergedDefinition is tool merged as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const mergedDefinition = "{\n    \"name\": \"merged\",\n    \"description\": \"Root is an allOf of objects\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"allOf\": [\n        {\n          \"properties\": {\n            \"a\": {\n              \"type\": \"string\"\n            }\n          },\n          \"required\": [\n            \"a\"\n          ]\n        },\n        {\n          \"properties\": {\n            \"b\": {\n              \"type\": \"integer\"\n            }\n          }\n        }\n      ]\n    }\n  }"
+const mergedDefinition = `{
+    "name": "merged",
+    "description": "Root is an allOf of objects",
+    "inputSchema": {
+      "type": "object",
+      "allOf": [
+        {
+          "properties": {
+            "a": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "a"
+          ]
+        },
+        {
+          "properties": {
+            "b": {
+              "type": "integer"
+            }
+          }
+        }
+      ]
+    }
+  }`
 
 // MergedInput is the arguments of tool merged.
 type MergedInput struct {
@@ -28,19 +56,10 @@ type MergedCall struct {
 
 // mergedTool wires tool merged to h.
 func mergedTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "merged",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       MergedToolName,
 		Definition: json.RawMessage(mergedDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in MergedInput
-			if err := runtime.DecodeArguments("merged", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Merged(ctx, MergedCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) MergedCall {
+		return MergedCall{runtime.NewToolCall(call)}
+	}, h.Merged)
 }

@@ -3,15 +3,44 @@
 package rootshapes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// OneOfToolName is the name of tool one_of: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const OneOfToolName = "one_of"
+
 // oneOfDefinition is tool one_of as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const oneOfDefinition = "{\n    \"name\": \"one_of\",\n    \"description\": \"Root requires one of two properties\",\n    \"inputSchema\": {\n      \"type\": \"object\",\n      \"properties\": {\n        \"id\": {\n          \"type\": \"string\"\n        },\n        \"slug\": {\n          \"type\": \"string\"\n        }\n      },\n      \"oneOf\": [\n        {\n          \"required\": [\n            \"id\"\n          ]\n        },\n        {\n          \"required\": [\n            \"slug\"\n          ]\n        }\n      ]\n    }\n  }"
+const oneOfDefinition = `{
+    "name": "one_of",
+    "description": "Root requires one of two properties",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "slug": {
+          "type": "string"
+        }
+      },
+      "oneOf": [
+        {
+          "required": [
+            "id"
+          ]
+        },
+        {
+          "required": [
+            "slug"
+          ]
+        }
+      ]
+    }
+  }`
 
 // OneOfInput is the arguments of tool one_of.
 type OneOfInput struct {
@@ -28,19 +57,10 @@ type OneOfCall struct {
 
 // oneOfTool wires tool one_of to h.
 func oneOfTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "one_of",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       OneOfToolName,
 		Definition: json.RawMessage(oneOfDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in OneOfInput
-			if err := runtime.DecodeArguments("one_of", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.OneOf(ctx, OneOfCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) OneOfCall {
+		return OneOfCall{runtime.NewToolCall(call)}
+	}, h.OneOf)
 }

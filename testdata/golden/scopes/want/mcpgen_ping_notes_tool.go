@@ -3,15 +3,22 @@
 package scopes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// PingNotesToolName is the name of tool ping_notes: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const PingNotesToolName = "ping_notes"
+
 // pingNotesDefinition is tool ping_notes as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const pingNotesDefinition = "{\n    \"name\": \"ping_notes\",\n    \"description\": \"Needs no scope of its own\",\n    \"inputSchema\": {\"type\": \"object\"}\n  }"
+const pingNotesDefinition = `{
+    "name": "ping_notes",
+    "description": "Needs no scope of its own",
+    "inputSchema": {"type": "object"}
+  }`
 
 // PingNotesInput is the arguments of tool ping_notes.
 type PingNotesInput struct{}
@@ -25,19 +32,10 @@ type PingNotesCall struct {
 
 // pingNotesTool wires tool ping_notes to h.
 func pingNotesTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "ping_notes",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       PingNotesToolName,
 		Definition: json.RawMessage(pingNotesDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in PingNotesInput
-			if err := runtime.DecodeArguments("ping_notes", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.PingNotes(ctx, PingNotesCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) PingNotesCall {
+		return PingNotesCall{runtime.NewToolCall(call)}
+	}, h.PingNotes)
 }

@@ -3,15 +3,23 @@
 package scopes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ReadNoteToolName is the name of tool read_note: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const ReadNoteToolName = "read_note"
+
 // readNoteDefinition is tool read_note as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const readNoteDefinition = "{\n    \"name\": \"read_note\",\n    \"description\": \"Reads a note\",\n    \"inputSchema\": {\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\"}}, \"required\": [\"id\"]},\n    \"_meta\": {\"example.com/owner\": \"notes-team\"}\n  }"
+const readNoteDefinition = `{
+    "name": "read_note",
+    "description": "Reads a note",
+    "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+    "_meta": {"example.com/owner": "notes-team"}
+  }`
 
 // ReadNoteInput is the arguments of tool read_note.
 type ReadNoteInput struct {
@@ -27,20 +35,11 @@ type ReadNoteCall struct {
 
 // readNoteTool wires tool read_note to h.
 func readNoteTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "read_note",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       ReadNoteToolName,
 		Definition: json.RawMessage(readNoteDefinition),
 		Scopes:     []string{"notes:read"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ReadNoteInput
-			if err := runtime.DecodeArguments("read_note", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ReadNote(ctx, ReadNoteCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ReadNoteCall {
+		return ReadNoteCall{runtime.NewToolCall(call)}
+	}, h.ReadNote)
 }

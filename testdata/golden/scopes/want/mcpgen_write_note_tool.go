@@ -3,15 +3,22 @@
 package scopes
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// WriteNoteToolName is the name of tool write_note: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const WriteNoteToolName = "write_note"
+
 // writeNoteDefinition is tool write_note as tools/list advertises it: as written in
 // tools.json, without mcpgen's own keys.
-const writeNoteDefinition = "{\n    \"name\": \"write_note\",\n    \"description\": \"Writes a note\",\n    \"inputSchema\": {\"type\": \"object\", \"properties\": {\"id\": {\"type\": \"string\"}, \"text\": {\"type\": \"string\"}}, \"required\": [\"id\", \"text\"]}\n  }"
+const writeNoteDefinition = `{
+    "name": "write_note",
+    "description": "Writes a note",
+    "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}}, "required": ["id", "text"]}
+  }`
 
 // WriteNoteInput is the arguments of tool write_note.
 type WriteNoteInput struct {
@@ -28,20 +35,11 @@ type WriteNoteCall struct {
 
 // writeNoteTool wires tool write_note to h.
 func writeNoteTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "write_note",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       WriteNoteToolName,
 		Definition: json.RawMessage(writeNoteDefinition),
 		Scopes:     []string{"notes:read", "notes:write"},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in WriteNoteInput
-			if err := runtime.DecodeArguments("write_note", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.WriteNote(ctx, WriteNoteCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) WriteNoteCall {
+		return WriteNoteCall{runtime.NewToolCall(call)}
+	}, h.WriteNote)
 }

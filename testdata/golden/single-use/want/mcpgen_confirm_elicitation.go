@@ -13,12 +13,22 @@ type Confirm struct {
 	Ok bool `json:"ok"`
 }
 
+// ConfirmElicitationName is the name of elicitation confirm, as call handles ask for it and
+// the test client answers it.
+const ConfirmElicitationName = "confirm"
+
 // confirmElicitation declares the confirm elicitation (form mode).
 //
 // Asks the user to confirm.
 var confirmElicitation = &runtime.Elicitation{
-	Name:            "confirm",
-	Mode:            "form",
-	Message:         "Asks the user to confirm.",
-	RequestedSchema: json.RawMessage("{\n    \"type\": \"object\",\n    \"properties\": {\n      \"ok\": { \"type\": \"boolean\" }\n    },\n    \"required\": [\"ok\"]\n  }"),
+	Name:    ConfirmElicitationName,
+	Mode:    "form",
+	Message: "Asks the user to confirm.",
+	RequestedSchema: json.RawMessage(`{
+    "type": "object",
+    "properties": {
+      "ok": { "type": "boolean" }
+    },
+    "required": ["ok"]
+  }`),
 }

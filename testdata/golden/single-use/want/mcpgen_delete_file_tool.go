@@ -9,9 +9,24 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DeleteFileToolName is the name of tool delete_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const DeleteFileToolName = "delete_file"
+
 // deleteFileDefinition is tool delete_file as tools/list advertises it: as written in
 // delete_file.json, without mcpgen's own keys.
-const deleteFileDefinition = "{\n  \"name\": \"delete_file\",\n  \"description\": \"Deletes a file after the user confirms; one confirmation deletes once.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"path\": { \"type\": \"string\" }\n    },\n    \"required\": [\"path\"]\n  },\n  \"annotations\": { \"destructiveHint\": true }\n}"
+const deleteFileDefinition = `{
+  "name": "delete_file",
+  "description": "Deletes a file after the user confirms; one confirmation deletes once.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "path": { "type": "string" }
+    },
+    "required": ["path"]
+  },
+  "annotations": { "destructiveHint": true }
+}`
 
 // DeleteFileInput is the arguments of tool delete_file.
 type DeleteFileInput struct {
@@ -39,21 +54,12 @@ func (c DeleteFileCall) ElicitConfirm(ctx context.Context, message string) (Conf
 
 // deleteFileTool wires tool delete_file to h.
 func deleteFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:           "delete_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:           DeleteFileToolName,
 		Definition:     json.RawMessage(deleteFileDefinition),
 		Elicitations:   []*runtime.Elicitation{confirmElicitation},
 		SingleUseState: true,
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DeleteFileInput
-			if err := runtime.DecodeArguments("delete_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.DeleteFile(ctx, DeleteFileCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) DeleteFileCall {
+		return DeleteFileCall{runtime.NewToolCall(call), call}
+	}, h.DeleteFile)
 }

@@ -3,15 +3,28 @@
 package singleuse
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// StatFileToolName is the name of tool stat_file: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const StatFileToolName = "stat_file"
+
 // statFileDefinition is tool stat_file as tools/list advertises it: as written in
 // stat_file.json, without mcpgen's own keys.
-const statFileDefinition = "{\n  \"name\": \"stat_file\",\n  \"description\": \"Reads a file's size; running it twice is harmless.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"path\": { \"type\": \"string\" }\n    },\n    \"required\": [\"path\"]\n  }\n}"
+const statFileDefinition = `{
+  "name": "stat_file",
+  "description": "Reads a file's size; running it twice is harmless.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "path": { "type": "string" }
+    },
+    "required": ["path"]
+  }
+}`
 
 // StatFileInput is the arguments of tool stat_file.
 type StatFileInput struct {
@@ -27,19 +40,10 @@ type StatFileCall struct {
 
 // statFileTool wires tool stat_file to h.
 func statFileTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "stat_file",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       StatFileToolName,
 		Definition: json.RawMessage(statFileDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in StatFileInput
-			if err := runtime.DecodeArguments("stat_file", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.StatFile(ctx, StatFileCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) StatFileCall {
+		return StatFileCall{runtime.NewToolCall(call)}
+	}, h.StatFile)
 }

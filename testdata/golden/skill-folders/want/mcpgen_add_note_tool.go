@@ -3,15 +3,22 @@
 package skillfolders
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// AddNoteToolName is the name of tool add_note: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const AddNoteToolName = "add_note"
+
 // addNoteDefinition is tool add_note as tools/list advertises it: as written in tools.json,
 // without mcpgen's own keys.
-const addNoteDefinition = "{\n  \"name\": \"add_note\",\n  \"description\": \"Adds a note.\",\n  \"inputSchema\": {\"type\": \"object\", \"properties\": {\"title\": {\"type\": \"string\"}}, \"required\": [\"title\"]}\n}"
+const addNoteDefinition = `{
+  "name": "add_note",
+  "description": "Adds a note.",
+  "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+}`
 
 // AddNoteInput is the arguments of tool add_note.
 type AddNoteInput struct {
@@ -27,19 +34,10 @@ type AddNoteCall struct {
 
 // addNoteTool wires tool add_note to h.
 func addNoteTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "add_note",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       AddNoteToolName,
 		Definition: json.RawMessage(addNoteDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in AddNoteInput
-			if err := runtime.DecodeArguments("add_note", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.AddNote(ctx, AddNoteCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) AddNoteCall {
+		return AddNoteCall{runtime.NewToolCall(call)}
+	}, h.AddNote)
 }

@@ -5,6 +5,7 @@ package skillfolders
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/ext/skills"
 	"github.com/mcpgen/mcpgen/runtime"
@@ -12,11 +13,11 @@ import (
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool and each dynamic
+// skill file. Embed UnimplementedHandler in your implementation so that methods added later do
+// not break the build.
 type Handler interface {
 	// AddNote handles tool add_note.
 	//
@@ -27,12 +28,13 @@ type Handler interface {
 	ReadNoteTakingRecent(ctx context.Context) ([]byte, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // AddNote reports that tool add_note is not implemented.
 func (UnimplementedHandler) AddNote(context.Context, AddNoteCall, AddNoteInput) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"add_note\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", AddNoteToolName)
 }
 
 // ReadNoteTakingRecent reports that dynamic file references/recent.md of skill note-taking is not implemented.
@@ -40,13 +42,14 @@ func (UnimplementedHandler) ReadNoteTakingRecent(context.Context) ([]byte, error
 	return nil, errors.New("dynamic file references/recent.md of skill note-taking is not implemented")
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in. It also serves its skills through the
+// skills extension (io.modelcontextprotocol/skills).
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		addNoteTool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,7 @@ var noteTakingSkillFiles embed.FS
 func noteTakingSkill(h Handler) skills.Skill {
 	return skills.Skill{
 		Path:        "note-taking",
-		Frontmatter: json.RawMessage("{\"name\":\"note-taking\",\"description\":\"Write and find notes the way this server stores them. Use when the user asks to save, list or delete notes.\",\"license\":\"Apache-2.0\",\"metadata\":{\"author\":\"mcpgen\",\"version\":\"1.0\"}}"),
+		Frontmatter: json.RawMessage(`{"name":"note-taking","description":"Write and find notes the way this server stores them. Use when the user asks to save, list or delete notes.","license":"Apache-2.0","metadata":{"author":"mcpgen","version":"1.0"}}`),
 		FS:          noteTakingSkillFiles,
 		Dir:         "skills/note-taking",
 		Scopes:      []string{"notes:read"},

@@ -24,7 +24,7 @@ var pdfFormsSkillFiles embed.FS
 func pdfFormsSkill() skills.Skill {
 	return skills.Skill{
 		Path:        "pdf-forms",
-		Frontmatter: json.RawMessage("{\"name\":\"pdf-forms\",\"description\":\"Fill in PDF forms. Use when the user hands over a PDF with form fields: run scripts/fill.py, then check the result against assets/sample.txt.\\n\",\"compatibility\":\"Requires Python 3.11+\",\"allowed-tools\":[\"Bash(python3:*)\",\"Read\"],\"released\":\"2024-01-01\",\"counts\":[\"1_000\",31,15,1500,0.5,-7,null,true,\"quoted\"],\"nested\":{\"a\":{\"b\":[\"x\",\"y\"]}}}"),
+		Frontmatter: json.RawMessage(`{"name":"pdf-forms","description":"Fill in PDF forms. Use when the user hands over a PDF with form fields: run scripts/fill.py, then check the result against assets/sample.txt.\n","compatibility":"Requires Python 3.11+","allowed-tools":["Bash(python3:*)","Read"],"released":"2024-01-01","counts":["1_000",31,15,1500,0.5,-7,null,true,"quoted"],"nested":{"a":{"b":["x","y"]}}}`),
 		FS:          pdfFormsSkillFiles,
 		Dir:         "skills/pdf-forms",
 		Files: []skills.File{

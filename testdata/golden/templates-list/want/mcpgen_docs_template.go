@@ -11,7 +11,10 @@ import (
 
 // docsTemplateDefinition is resource template docs://{+path} as resources/templates/list
 // advertises it: as written in templates.json, without mcpgen's own keys.
-const docsTemplateDefinition = "{\"uriTemplate\": \"docs://{+path}\", \"name\": \"docs\"}"
+const docsTemplateDefinition = `{"uriTemplate": "docs://{+path}", "name": "docs"}`
+
+// DocsURITemplate is the URI template of resource template docs.
+const DocsURITemplate = "docs://{+path}"
 
 // DocsParams are the variables of URI template docs://{+path}, from the URI being read; an
 // optional variable the URI leaves out is nil.
@@ -24,7 +27,7 @@ type DocsParams struct {
 // ReadDocs receives for it, and the one to pass to NotifyResourceUpdated when that resource
 // changes.
 func DocsTemplateURI(p DocsParams) string {
-	return runtime.ExpandURITemplate("docs://{+path}", runtime.URIVars{"path": {p.Path}})
+	return runtime.ExpandURITemplate(DocsURITemplate, runtime.URIVars{"path": {p.Path}})
 }
 
 // DocsTemplateCall is the handle of one resources/read of resource template docs://{+path}:
@@ -37,7 +40,7 @@ type DocsTemplateCall struct {
 // docsTemplate wires resource template docs://{+path} to h.
 func docsTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate: "docs://{+path}",
+		URITemplate: DocsURITemplate,
 		Definition:  json.RawMessage(docsTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := DocsParams{Path: vars.Get("path")}

@@ -4,22 +4,18 @@ package templateslist
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
-//
-// Prompts, resources and resource templates have their methods here too: one to answer each,
-// one per completable argument or template variable, and one listing the resources of a
-// template marked "mcpgen.dev/list".
+// Handler answers the calls of this package: it has a method for each resource template and
+// each completable argument or template variable. Embed UnimplementedHandler in your
+// implementation so that methods added later do not break the build.
 type Handler interface {
 	// ReadTemplate answers resources/read of a URI matching test://template/{id}/data (resource
 	// template template); return runtime.ErrResourceNotFound when there is nothing at uri.
@@ -35,39 +31,33 @@ type Handler interface {
 	ReadWeather(ctx context.Context, call WeatherTemplateCall, uri string, in WeatherParams) (*runtime.ResourceResult, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
-//
-// It answers every prompt, resource read, listing and completion the same way.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // ReadTemplate reports that resource template "test://template/{id}/data" is not implemented.
 func (UnimplementedHandler) ReadTemplate(context.Context, TemplateTemplateCall, string, TemplateParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"test://template/{id}/data\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", TemplateURITemplate)
 }
 
 // CompleteTemplateID reports that completion of variable "id" of resource template "test://template/{id}/data" is not implemented.
 func (UnimplementedHandler) CompleteTemplateID(context.Context, runtime.CompletionRequest) (*runtime.Completion, error) {
-	return nil, errors.New("completion of variable \"id\" of resource template \"test://template/{id}/data\" is not implemented")
+	return nil, fmt.Errorf("completion of variable %q of resource template %q is not implemented", "id", TemplateURITemplate)
 }
 
 // ReadDocs reports that resource template "docs://{+path}" is not implemented.
 func (UnimplementedHandler) ReadDocs(context.Context, DocsTemplateCall, string, DocsParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"docs://{+path}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", DocsURITemplate)
 }
 
 // ReadWeather reports that resource template "weather://{city}{.format}" is not implemented.
 func (UnimplementedHandler) ReadWeather(context.Context, WeatherTemplateCall, string, WeatherParams) (*runtime.ResourceResult, error) {
-	return nil, errors.New("resource template \"weather://{city}{.format}\" is not implemented")
+	return nil, fmt.Errorf("resource template %q is not implemented", WeatherURITemplate)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the resource templates of this package to s, answered by h, in the order of
+// the input files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{} {
-		if err := s.AddTool(t); err != nil {
-			return err
-		}
-	}
 	for _, x := range []runtime.ResourceTemplate{
 		templateTemplate(h),
 		docsTemplate(h),

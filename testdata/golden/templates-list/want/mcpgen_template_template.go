@@ -12,7 +12,10 @@ import (
 // templateTemplateDefinition is resource template test://template/{id}/data as
 // resources/templates/list advertises it: as written in templates.json, without mcpgen's own
 // keys.
-const templateTemplateDefinition = "{\"uriTemplate\": \"test://template/{id}/data\", \"name\": \"template\", \"title\": \"Resource Template\", \"mimeType\": \"application/json\"}"
+const templateTemplateDefinition = `{"uriTemplate": "test://template/{id}/data", "name": "template", "title": "Resource Template", "mimeType": "application/json"}`
+
+// TemplateURITemplate is the URI template of resource template template.
+const TemplateURITemplate = "test://template/{id}/data"
 
 // TemplateParams are the variables of URI template test://template/{id}/data, from the URI
 // being read; an optional variable the URI leaves out is nil.
@@ -25,7 +28,7 @@ type TemplateParams struct {
 // uri that ReadTemplate receives for it, and the one to pass to NotifyResourceUpdated when
 // that resource changes.
 func TemplateTemplateURI(p TemplateParams) string {
-	return runtime.ExpandURITemplate("test://template/{id}/data", runtime.URIVars{"id": {p.ID}})
+	return runtime.ExpandURITemplate(TemplateURITemplate, runtime.URIVars{"id": {p.ID}})
 }
 
 // TemplateTemplateCall is the handle of one resources/read of resource template
@@ -38,7 +41,7 @@ type TemplateTemplateCall struct {
 // templateTemplate wires resource template test://template/{id}/data to h.
 func templateTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate: "test://template/{id}/data",
+		URITemplate: TemplateURITemplate,
 		Definition:  json.RawMessage(templateTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := TemplateParams{ID: vars.Get("id")}

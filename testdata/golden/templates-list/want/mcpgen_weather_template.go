@@ -12,7 +12,10 @@ import (
 // weatherTemplateDefinition is resource template weather://{city}{.format} as
 // resources/templates/list advertises it: as written in templates.json, without mcpgen's own
 // keys.
-const weatherTemplateDefinition = "{\"uriTemplate\": \"weather://{city}{.format}\", \"name\": \"weather\"}"
+const weatherTemplateDefinition = `{"uriTemplate": "weather://{city}{.format}", "name": "weather"}`
+
+// WeatherURITemplate is the URI template of resource template weather.
+const WeatherURITemplate = "weather://{city}{.format}"
 
 // WeatherParams are the variables of URI template weather://{city}{.format}, from the URI
 // being read; an optional variable the URI leaves out is nil.
@@ -31,7 +34,7 @@ func WeatherTemplateURI(p WeatherParams) string {
 	if p.Format != nil {
 		vars["format"] = []string{*p.Format}
 	}
-	return runtime.ExpandURITemplate("weather://{city}{.format}", vars)
+	return runtime.ExpandURITemplate(WeatherURITemplate, vars)
 }
 
 // WeatherTemplateCall is the handle of one resources/read of resource template
@@ -44,7 +47,7 @@ type WeatherTemplateCall struct {
 // weatherTemplate wires resource template weather://{city}{.format} to h.
 func weatherTemplate(h Handler) runtime.ResourceTemplate {
 	return runtime.ResourceTemplate{
-		URITemplate: "weather://{city}{.format}",
+		URITemplate: WeatherURITemplate,
 		Definition:  json.RawMessage(weatherTemplateDefinition),
 		Handler: func(ctx context.Context, call *runtime.Call, uri string, vars runtime.URIVars) (*runtime.ResourceResult, error) {
 			in := WeatherParams{City: vars.Get("city")}

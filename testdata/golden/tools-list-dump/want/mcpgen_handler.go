@@ -4,18 +4,18 @@ package toolslistdump
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // This line fails to compile when the runtime is older than this generated code:
 // upgrade github.com/mcpgen/mcpgen, or regenerate with the mcpgen version that matches it.
-const _ = runtime.IsAtLeastVersion0_4_0
+const _ = runtime.IsAtLeastVersion0_5_0
 
-// Handler implements the tools of this package, one method per tool. Embed
-// UnimplementedHandler in your implementation so that tools added later do not
-// break the build.
+// Handler answers the calls of this package: it has a method for each tool. Embed
+// UnimplementedHandler in your implementation so that methods added later do not break the
+// build.
 type Handler interface {
 	// Tool00 handles tool tool_00.
 	//
@@ -107,123 +107,124 @@ type Handler interface {
 	Tool21(ctx context.Context, call Tool21Call, in Tool21Input) ([]runtime.Content, error)
 }
 
-// UnimplementedHandler answers every tool with an error saying it is not implemented.
+// UnimplementedHandler answers every method of Handler with an error saying it is not
+// implemented.
 type UnimplementedHandler struct{}
 
 // Tool00 reports that tool tool_00 is not implemented.
 func (UnimplementedHandler) Tool00(context.Context, Tool00Call, Tool00Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_00\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool00ToolName)
 }
 
 // Tool01 reports that tool tool_01 is not implemented.
 func (UnimplementedHandler) Tool01(context.Context, Tool01Call, Tool01Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_01\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool01ToolName)
 }
 
 // Tool02 reports that tool tool_02 is not implemented.
 func (UnimplementedHandler) Tool02(context.Context, Tool02Call, Tool02Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_02\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool02ToolName)
 }
 
 // Tool03 reports that tool tool_03 is not implemented.
 func (UnimplementedHandler) Tool03(context.Context, Tool03Call, Tool03Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_03\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool03ToolName)
 }
 
 // Tool04 reports that tool tool_04 is not implemented.
 func (UnimplementedHandler) Tool04(context.Context, Tool04Call, Tool04Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_04\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool04ToolName)
 }
 
 // Tool05 reports that tool tool_05 is not implemented.
 func (UnimplementedHandler) Tool05(context.Context, Tool05Call, Tool05Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_05\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool05ToolName)
 }
 
 // Tool06 reports that tool tool_06 is not implemented.
 func (UnimplementedHandler) Tool06(context.Context, Tool06Call, Tool06Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_06\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool06ToolName)
 }
 
 // Tool07 reports that tool tool_07 is not implemented.
 func (UnimplementedHandler) Tool07(context.Context, Tool07Call, Tool07Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_07\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool07ToolName)
 }
 
 // Tool08 reports that tool tool_08 is not implemented.
 func (UnimplementedHandler) Tool08(context.Context, Tool08Call, Tool08Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_08\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool08ToolName)
 }
 
 // Tool09 reports that tool tool_09 is not implemented.
 func (UnimplementedHandler) Tool09(context.Context, Tool09Call, Tool09Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_09\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool09ToolName)
 }
 
 // Tool10 reports that tool tool_10 is not implemented.
 func (UnimplementedHandler) Tool10(context.Context, Tool10Call, Tool10Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_10\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool10ToolName)
 }
 
 // Tool11 reports that tool tool_11 is not implemented.
 func (UnimplementedHandler) Tool11(context.Context, Tool11Call, Tool11Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_11\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool11ToolName)
 }
 
 // Tool12 reports that tool tool_12 is not implemented.
 func (UnimplementedHandler) Tool12(context.Context, Tool12Call, Tool12Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_12\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool12ToolName)
 }
 
 // Tool13 reports that tool tool_13 is not implemented.
 func (UnimplementedHandler) Tool13(context.Context, Tool13Call, Tool13Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_13\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool13ToolName)
 }
 
 // Tool14 reports that tool tool_14 is not implemented.
 func (UnimplementedHandler) Tool14(context.Context, Tool14Call, Tool14Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_14\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool14ToolName)
 }
 
 // Tool15 reports that tool tool_15 is not implemented.
 func (UnimplementedHandler) Tool15(context.Context, Tool15Call, Tool15Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_15\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool15ToolName)
 }
 
 // Tool16 reports that tool tool_16 is not implemented.
 func (UnimplementedHandler) Tool16(context.Context, Tool16Call, Tool16Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_16\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool16ToolName)
 }
 
 // Tool17 reports that tool tool_17 is not implemented.
 func (UnimplementedHandler) Tool17(context.Context, Tool17Call, Tool17Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_17\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool17ToolName)
 }
 
 // Tool18 reports that tool tool_18 is not implemented.
 func (UnimplementedHandler) Tool18(context.Context, Tool18Call, Tool18Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_18\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool18ToolName)
 }
 
 // Tool19 reports that tool tool_19 is not implemented.
 func (UnimplementedHandler) Tool19(context.Context, Tool19Call, Tool19Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_19\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool19ToolName)
 }
 
 // Tool20 reports that tool tool_20 is not implemented.
 func (UnimplementedHandler) Tool20(context.Context, Tool20Call, Tool20Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_20\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool20ToolName)
 }
 
 // Tool21 reports that tool tool_21 is not implemented.
 func (UnimplementedHandler) Tool21(context.Context, Tool21Call, Tool21Input) ([]runtime.Content, error) {
-	return nil, errors.New("tool \"tool_21\" is not implemented")
+	return nil, fmt.Errorf("tool %q is not implemented", Tool21ToolName)
 }
 
-// Register adds every tool of this package to s, answered by h, in the order of the
-// input files, which is the order tools/list shows them in.
+// Register adds the tools of this package to s, answered by h, in the order of the input
+// files, which is the order their lists show them in.
 func Register(s *runtime.Server, h Handler) error {
-	for _, t := range []runtime.Tool{
+	for _, x := range []runtime.Tool{
 		tool00Tool(h),
 		tool01Tool(h),
 		tool02Tool(h),
@@ -247,7 +248,7 @@ func Register(s *runtime.Server, h Handler) error {
 		tool20Tool(h),
 		tool21Tool(h),
 	} {
-		if err := s.AddTool(t); err != nil {
+		if err := s.AddTool(x); err != nil {
 			return err
 		}
 	}

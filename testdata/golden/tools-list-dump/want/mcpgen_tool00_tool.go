@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool00ToolName is the name of tool tool_00: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool00ToolName = "tool_00"
+
 // tool00Definition is tool tool_00 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool00Definition = "{\n      \"name\": \"tool_00\",\n      \"description\": \"Dump tool number 0\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 0\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool00Definition = `{
+      "name": "tool_00",
+      "description": "Dump tool number 0",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 0",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool00Input is the arguments of tool tool_00.
 type Tool00Input struct {
@@ -28,19 +52,10 @@ type Tool00Call struct {
 
 // tool00Tool wires tool tool_00 to h.
 func tool00Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_00",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool00ToolName,
 		Definition: json.RawMessage(tool00Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool00Input
-			if err := runtime.DecodeArguments("tool_00", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool00(ctx, Tool00Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool00Call {
+		return Tool00Call{runtime.NewToolCall(call)}
+	}, h.Tool00)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool01ToolName is the name of tool tool_01: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool01ToolName = "tool_01"
+
 // tool01Definition is tool tool_01 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool01Definition = "{\n      \"name\": \"tool_01\",\n      \"description\": \"Dump tool number 1\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 1\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool01Definition = `{
+      "name": "tool_01",
+      "description": "Dump tool number 1",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 1",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool01Input is the arguments of tool tool_01.
 type Tool01Input struct {
@@ -28,19 +52,10 @@ type Tool01Call struct {
 
 // tool01Tool wires tool tool_01 to h.
 func tool01Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_01",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool01ToolName,
 		Definition: json.RawMessage(tool01Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool01Input
-			if err := runtime.DecodeArguments("tool_01", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool01(ctx, Tool01Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool01Call {
+		return Tool01Call{runtime.NewToolCall(call)}
+	}, h.Tool01)
 }

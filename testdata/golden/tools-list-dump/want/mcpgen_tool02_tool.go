@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool02ToolName is the name of tool tool_02: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool02ToolName = "tool_02"
+
 // tool02Definition is tool tool_02 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool02Definition = "{\n      \"name\": \"tool_02\",\n      \"description\": \"Dump tool number 2\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 2\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool02Definition = `{
+      "name": "tool_02",
+      "description": "Dump tool number 2",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 2",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool02Input is the arguments of tool tool_02.
 type Tool02Input struct {
@@ -28,19 +52,10 @@ type Tool02Call struct {
 
 // tool02Tool wires tool tool_02 to h.
 func tool02Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_02",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool02ToolName,
 		Definition: json.RawMessage(tool02Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool02Input
-			if err := runtime.DecodeArguments("tool_02", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool02(ctx, Tool02Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool02Call {
+		return Tool02Call{runtime.NewToolCall(call)}
+	}, h.Tool02)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool03ToolName is the name of tool tool_03: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool03ToolName = "tool_03"
+
 // tool03Definition is tool tool_03 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool03Definition = "{\n      \"name\": \"tool_03\",\n      \"description\": \"Dump tool number 3\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 3\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool03Definition = `{
+      "name": "tool_03",
+      "description": "Dump tool number 3",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 3",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool03Input is the arguments of tool tool_03.
 type Tool03Input struct {
@@ -28,19 +52,10 @@ type Tool03Call struct {
 
 // tool03Tool wires tool tool_03 to h.
 func tool03Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_03",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool03ToolName,
 		Definition: json.RawMessage(tool03Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool03Input
-			if err := runtime.DecodeArguments("tool_03", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool03(ctx, Tool03Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool03Call {
+		return Tool03Call{runtime.NewToolCall(call)}
+	}, h.Tool03)
 }

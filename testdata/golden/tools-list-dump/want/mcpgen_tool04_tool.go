@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool04ToolName is the name of tool tool_04: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool04ToolName = "tool_04"
+
 // tool04Definition is tool tool_04 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool04Definition = "{\n      \"name\": \"tool_04\",\n      \"description\": \"Dump tool number 4\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 4\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool04Definition = `{
+      "name": "tool_04",
+      "description": "Dump tool number 4",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 4",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool04Input is the arguments of tool tool_04.
 type Tool04Input struct {
@@ -28,19 +52,10 @@ type Tool04Call struct {
 
 // tool04Tool wires tool tool_04 to h.
 func tool04Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_04",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool04ToolName,
 		Definition: json.RawMessage(tool04Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool04Input
-			if err := runtime.DecodeArguments("tool_04", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool04(ctx, Tool04Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool04Call {
+		return Tool04Call{runtime.NewToolCall(call)}
+	}, h.Tool04)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool05ToolName is the name of tool tool_05: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool05ToolName = "tool_05"
+
 // tool05Definition is tool tool_05 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool05Definition = "{\n      \"name\": \"tool_05\",\n      \"description\": \"Dump tool number 5\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 5\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool05Definition = `{
+      "name": "tool_05",
+      "description": "Dump tool number 5",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 5",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool05Input is the arguments of tool tool_05.
 type Tool05Input struct {
@@ -28,19 +52,10 @@ type Tool05Call struct {
 
 // tool05Tool wires tool tool_05 to h.
 func tool05Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_05",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool05ToolName,
 		Definition: json.RawMessage(tool05Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool05Input
-			if err := runtime.DecodeArguments("tool_05", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool05(ctx, Tool05Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool05Call {
+		return Tool05Call{runtime.NewToolCall(call)}
+	}, h.Tool05)
 }

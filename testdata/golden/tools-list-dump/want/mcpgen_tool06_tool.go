@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool06ToolName is the name of tool tool_06: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool06ToolName = "tool_06"
+
 // tool06Definition is tool tool_06 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool06Definition = "{\n      \"name\": \"tool_06\",\n      \"description\": \"Dump tool number 6\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 6\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool06Definition = `{
+      "name": "tool_06",
+      "description": "Dump tool number 6",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 6",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool06Input is the arguments of tool tool_06.
 type Tool06Input struct {
@@ -28,19 +52,10 @@ type Tool06Call struct {
 
 // tool06Tool wires tool tool_06 to h.
 func tool06Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_06",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool06ToolName,
 		Definition: json.RawMessage(tool06Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool06Input
-			if err := runtime.DecodeArguments("tool_06", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool06(ctx, Tool06Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool06Call {
+		return Tool06Call{runtime.NewToolCall(call)}
+	}, h.Tool06)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool07ToolName is the name of tool tool_07: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool07ToolName = "tool_07"
+
 // tool07Definition is tool tool_07 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool07Definition = "{\n      \"name\": \"tool_07\",\n      \"description\": \"Dump tool number 7\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 7\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool07Definition = `{
+      "name": "tool_07",
+      "description": "Dump tool number 7",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 7",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool07Input is the arguments of tool tool_07.
 type Tool07Input struct {
@@ -28,19 +52,10 @@ type Tool07Call struct {
 
 // tool07Tool wires tool tool_07 to h.
 func tool07Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_07",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool07ToolName,
 		Definition: json.RawMessage(tool07Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool07Input
-			if err := runtime.DecodeArguments("tool_07", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool07(ctx, Tool07Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool07Call {
+		return Tool07Call{runtime.NewToolCall(call)}
+	}, h.Tool07)
 }

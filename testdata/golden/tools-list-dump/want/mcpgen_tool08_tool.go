@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool08ToolName is the name of tool tool_08: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool08ToolName = "tool_08"
+
 // tool08Definition is tool tool_08 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool08Definition = "{\n      \"name\": \"tool_08\",\n      \"description\": \"Dump tool number 8\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 8\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool08Definition = `{
+      "name": "tool_08",
+      "description": "Dump tool number 8",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 8",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool08Input is the arguments of tool tool_08.
 type Tool08Input struct {
@@ -28,19 +52,10 @@ type Tool08Call struct {
 
 // tool08Tool wires tool tool_08 to h.
 func tool08Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_08",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool08ToolName,
 		Definition: json.RawMessage(tool08Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool08Input
-			if err := runtime.DecodeArguments("tool_08", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool08(ctx, Tool08Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool08Call {
+		return Tool08Call{runtime.NewToolCall(call)}
+	}, h.Tool08)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool09ToolName is the name of tool tool_09: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool09ToolName = "tool_09"
+
 // tool09Definition is tool tool_09 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool09Definition = "{\n      \"name\": \"tool_09\",\n      \"description\": \"Dump tool number 9\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 9\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool09Definition = `{
+      "name": "tool_09",
+      "description": "Dump tool number 9",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 9",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool09Input is the arguments of tool tool_09.
 type Tool09Input struct {
@@ -28,19 +52,10 @@ type Tool09Call struct {
 
 // tool09Tool wires tool tool_09 to h.
 func tool09Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_09",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool09ToolName,
 		Definition: json.RawMessage(tool09Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool09Input
-			if err := runtime.DecodeArguments("tool_09", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool09(ctx, Tool09Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool09Call {
+		return Tool09Call{runtime.NewToolCall(call)}
+	}, h.Tool09)
 }

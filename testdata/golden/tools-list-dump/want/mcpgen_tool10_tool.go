@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool10ToolName is the name of tool tool_10: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool10ToolName = "tool_10"
+
 // tool10Definition is tool tool_10 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool10Definition = "{\n      \"name\": \"tool_10\",\n      \"description\": \"Dump tool number 10\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 10\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool10Definition = `{
+      "name": "tool_10",
+      "description": "Dump tool number 10",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 10",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool10Input is the arguments of tool tool_10.
 type Tool10Input struct {
@@ -28,19 +52,10 @@ type Tool10Call struct {
 
 // tool10Tool wires tool tool_10 to h.
 func tool10Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_10",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool10ToolName,
 		Definition: json.RawMessage(tool10Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool10Input
-			if err := runtime.DecodeArguments("tool_10", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool10(ctx, Tool10Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool10Call {
+		return Tool10Call{runtime.NewToolCall(call)}
+	}, h.Tool10)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool11ToolName is the name of tool tool_11: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool11ToolName = "tool_11"
+
 // tool11Definition is tool tool_11 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool11Definition = "{\n      \"name\": \"tool_11\",\n      \"description\": \"Dump tool number 11\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 11\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool11Definition = `{
+      "name": "tool_11",
+      "description": "Dump tool number 11",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 11",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool11Input is the arguments of tool tool_11.
 type Tool11Input struct {
@@ -28,19 +52,10 @@ type Tool11Call struct {
 
 // tool11Tool wires tool tool_11 to h.
 func tool11Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_11",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool11ToolName,
 		Definition: json.RawMessage(tool11Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool11Input
-			if err := runtime.DecodeArguments("tool_11", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool11(ctx, Tool11Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool11Call {
+		return Tool11Call{runtime.NewToolCall(call)}
+	}, h.Tool11)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool12ToolName is the name of tool tool_12: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool12ToolName = "tool_12"
+
 // tool12Definition is tool tool_12 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool12Definition = "{\n      \"name\": \"tool_12\",\n      \"description\": \"Dump tool number 12\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 12\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool12Definition = `{
+      "name": "tool_12",
+      "description": "Dump tool number 12",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 12",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool12Input is the arguments of tool tool_12.
 type Tool12Input struct {
@@ -28,19 +52,10 @@ type Tool12Call struct {
 
 // tool12Tool wires tool tool_12 to h.
 func tool12Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_12",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool12ToolName,
 		Definition: json.RawMessage(tool12Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool12Input
-			if err := runtime.DecodeArguments("tool_12", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool12(ctx, Tool12Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool12Call {
+		return Tool12Call{runtime.NewToolCall(call)}
+	}, h.Tool12)
 }

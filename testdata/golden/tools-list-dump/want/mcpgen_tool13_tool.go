@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool13ToolName is the name of tool tool_13: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool13ToolName = "tool_13"
+
 // tool13Definition is tool tool_13 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool13Definition = "{\n      \"name\": \"tool_13\",\n      \"description\": \"Dump tool number 13\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 13\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool13Definition = `{
+      "name": "tool_13",
+      "description": "Dump tool number 13",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 13",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool13Input is the arguments of tool tool_13.
 type Tool13Input struct {
@@ -28,19 +52,10 @@ type Tool13Call struct {
 
 // tool13Tool wires tool tool_13 to h.
 func tool13Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_13",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool13ToolName,
 		Definition: json.RawMessage(tool13Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool13Input
-			if err := runtime.DecodeArguments("tool_13", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool13(ctx, Tool13Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool13Call {
+		return Tool13Call{runtime.NewToolCall(call)}
+	}, h.Tool13)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool14ToolName is the name of tool tool_14: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool14ToolName = "tool_14"
+
 // tool14Definition is tool tool_14 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool14Definition = "{\n      \"name\": \"tool_14\",\n      \"description\": \"Dump tool number 14\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 14\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool14Definition = `{
+      "name": "tool_14",
+      "description": "Dump tool number 14",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 14",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool14Input is the arguments of tool tool_14.
 type Tool14Input struct {
@@ -28,19 +52,10 @@ type Tool14Call struct {
 
 // tool14Tool wires tool tool_14 to h.
 func tool14Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_14",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool14ToolName,
 		Definition: json.RawMessage(tool14Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool14Input
-			if err := runtime.DecodeArguments("tool_14", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool14(ctx, Tool14Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool14Call {
+		return Tool14Call{runtime.NewToolCall(call)}
+	}, h.Tool14)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool15ToolName is the name of tool tool_15: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool15ToolName = "tool_15"
+
 // tool15Definition is tool tool_15 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool15Definition = "{\n      \"name\": \"tool_15\",\n      \"description\": \"Dump tool number 15\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 15\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool15Definition = `{
+      "name": "tool_15",
+      "description": "Dump tool number 15",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 15",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool15Input is the arguments of tool tool_15.
 type Tool15Input struct {
@@ -28,19 +52,10 @@ type Tool15Call struct {
 
 // tool15Tool wires tool tool_15 to h.
 func tool15Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_15",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool15ToolName,
 		Definition: json.RawMessage(tool15Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool15Input
-			if err := runtime.DecodeArguments("tool_15", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool15(ctx, Tool15Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool15Call {
+		return Tool15Call{runtime.NewToolCall(call)}
+	}, h.Tool15)
 }

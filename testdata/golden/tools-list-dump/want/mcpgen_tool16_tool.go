@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool16ToolName is the name of tool tool_16: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool16ToolName = "tool_16"
+
 // tool16Definition is tool tool_16 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool16Definition = "{\n      \"name\": \"tool_16\",\n      \"description\": \"Dump tool number 16\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 16\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool16Definition = `{
+      "name": "tool_16",
+      "description": "Dump tool number 16",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 16",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool16Input is the arguments of tool tool_16.
 type Tool16Input struct {
@@ -28,19 +52,10 @@ type Tool16Call struct {
 
 // tool16Tool wires tool tool_16 to h.
 func tool16Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_16",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool16ToolName,
 		Definition: json.RawMessage(tool16Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool16Input
-			if err := runtime.DecodeArguments("tool_16", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool16(ctx, Tool16Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool16Call {
+		return Tool16Call{runtime.NewToolCall(call)}
+	}, h.Tool16)
 }

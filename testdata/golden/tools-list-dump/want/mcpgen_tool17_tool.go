@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool17ToolName is the name of tool tool_17: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool17ToolName = "tool_17"
+
 // tool17Definition is tool tool_17 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool17Definition = "{\n      \"name\": \"tool_17\",\n      \"description\": \"Dump tool number 17\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 17\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool17Definition = `{
+      "name": "tool_17",
+      "description": "Dump tool number 17",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 17",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool17Input is the arguments of tool tool_17.
 type Tool17Input struct {
@@ -28,19 +52,10 @@ type Tool17Call struct {
 
 // tool17Tool wires tool tool_17 to h.
 func tool17Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_17",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool17ToolName,
 		Definition: json.RawMessage(tool17Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool17Input
-			if err := runtime.DecodeArguments("tool_17", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool17(ctx, Tool17Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool17Call {
+		return Tool17Call{runtime.NewToolCall(call)}
+	}, h.Tool17)
 }

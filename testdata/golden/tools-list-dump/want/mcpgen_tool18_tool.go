@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool18ToolName is the name of tool tool_18: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool18ToolName = "tool_18"
+
 // tool18Definition is tool tool_18 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool18Definition = "{\n      \"name\": \"tool_18\",\n      \"description\": \"Dump tool number 18\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 18\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool18Definition = `{
+      "name": "tool_18",
+      "description": "Dump tool number 18",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 18",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool18Input is the arguments of tool tool_18.
 type Tool18Input struct {
@@ -28,19 +52,10 @@ type Tool18Call struct {
 
 // tool18Tool wires tool tool_18 to h.
 func tool18Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_18",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool18ToolName,
 		Definition: json.RawMessage(tool18Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool18Input
-			if err := runtime.DecodeArguments("tool_18", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool18(ctx, Tool18Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool18Call {
+		return Tool18Call{runtime.NewToolCall(call)}
+	}, h.Tool18)
 }

@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool19ToolName is the name of tool tool_19: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool19ToolName = "tool_19"
+
 // tool19Definition is tool tool_19 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool19Definition = "{\n      \"name\": \"tool_19\",\n      \"description\": \"Dump tool number 19\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 19\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool19Definition = `{
+      "name": "tool_19",
+      "description": "Dump tool number 19",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 19",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool19Input is the arguments of tool tool_19.
 type Tool19Input struct {
@@ -28,19 +52,10 @@ type Tool19Call struct {
 
 // tool19Tool wires tool tool_19 to h.
 func tool19Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_19",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool19ToolName,
 		Definition: json.RawMessage(tool19Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool19Input
-			if err := runtime.DecodeArguments("tool_19", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool19(ctx, Tool19Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool19Call {
+		return Tool19Call{runtime.NewToolCall(call)}
+	}, h.Tool19)
 }

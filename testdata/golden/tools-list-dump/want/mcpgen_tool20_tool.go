@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool20ToolName is the name of tool tool_20: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool20ToolName = "tool_20"
+
 // tool20Definition is tool tool_20 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool20Definition = "{\n      \"name\": \"tool_20\",\n      \"description\": \"Dump tool number 20\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 20\",\n      \"annotations\": {\n        \"readOnlyHint\": true\n      }\n    }"
+const tool20Definition = `{
+      "name": "tool_20",
+      "description": "Dump tool number 20",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 20",
+      "annotations": {
+        "readOnlyHint": true
+      }
+    }`
 
 // Tool20Input is the arguments of tool tool_20.
 type Tool20Input struct {
@@ -28,19 +52,10 @@ type Tool20Call struct {
 
 // tool20Tool wires tool tool_20 to h.
 func tool20Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_20",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool20ToolName,
 		Definition: json.RawMessage(tool20Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool20Input
-			if err := runtime.DecodeArguments("tool_20", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool20(ctx, Tool20Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool20Call {
+		return Tool20Call{runtime.NewToolCall(call)}
+	}, h.Tool20)
 }

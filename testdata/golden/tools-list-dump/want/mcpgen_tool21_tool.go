@@ -3,15 +3,39 @@
 package toolslistdump
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// Tool21ToolName is the name of tool tool_21: what tools/call names, and what an interceptor
+// sees as runtime.IncomingRequest.Name.
+const Tool21ToolName = "tool_21"
+
 // tool21Definition is tool tool_21 as tools/list advertises it: as written in dump.json,
 // without mcpgen's own keys.
-const tool21Definition = "{\n      \"name\": \"tool_21\",\n      \"description\": \"Dump tool number 21\",\n      \"inputSchema\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"count\": {\n            \"type\": \"integer\"\n          }\n        },\n        \"required\": [\n          \"id\"\n        ]\n      },\n      \"title\": \"Tool 21\",\n      \"annotations\": {\n        \"readOnlyHint\": false\n      }\n    }"
+const tool21Definition = `{
+      "name": "tool_21",
+      "description": "Dump tool number 21",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "id"
+        ]
+      },
+      "title": "Tool 21",
+      "annotations": {
+        "readOnlyHint": false
+      }
+    }`
 
 // Tool21Input is the arguments of tool tool_21.
 type Tool21Input struct {
@@ -28,19 +52,10 @@ type Tool21Call struct {
 
 // tool21Tool wires tool tool_21 to h.
 func tool21Tool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "tool_21",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       Tool21ToolName,
 		Definition: json.RawMessage(tool21Definition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in Tool21Input
-			if err := runtime.DecodeArguments("tool_21", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.Tool21(ctx, Tool21Call{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) Tool21Call {
+		return Tool21Call{runtime.NewToolCall(call)}
+	}, h.Tool21)
 }

@@ -4,7 +4,6 @@ package unionsbykind
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,369 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ThinkToolName is the name of tool think: what tools/call names, and what an interceptor sees
+// as runtime.IncomingRequest.Name.
+const ThinkToolName = "think"
+
 // thinkDefinition is tool think as tools/list advertises it: as written in think.json, without
 // mcpgen's own keys.
-const thinkDefinition = "{\n  \"name\": \"think\",\n  \"description\": \"Shapes that real servers use for values of more than one kind.\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"nextThoughtNeeded\": {\n        \"type\": [\n          \"boolean\",\n          \"string\"\n        ],\n        \"description\": \"Whether another thought step is needed.\"\n      },\n      \"goggles\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          }\n        ],\n        \"description\": \"One goggle URL or several.\"\n      },\n      \"strict\": {\n        \"anyOf\": [\n          {\n            \"type\": \"boolean\"\n          },\n          {\n            \"type\": \"string\"\n          }\n        ]\n      },\n      \"filter\": {\n        \"anyOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"property\": {\n                \"type\": \"string\"\n              },\n              \"value\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"property\"\n            ]\n          },\n          {\n            \"type\": \"string\",\n            \"description\": \"The same object, as a JSON string.\"\n          }\n        ]\n      },\n      \"comments\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"anyOf\": [\n            {\n              \"type\": \"object\",\n              \"properties\": {\n                \"path\": {\n                  \"type\": \"string\"\n                },\n                \"position\": {\n                  \"type\": \"number\"\n                },\n                \"body\": {\n                  \"type\": \"string\"\n                }\n              },\n              \"required\": [\n                \"path\",\n                \"position\",\n                \"body\"\n              ]\n            },\n            {\n              \"type\": \"object\",\n              \"properties\": {\n                \"path\": {\n                  \"type\": \"string\"\n                },\n                \"line\": {\n                  \"type\": \"number\"\n                },\n                \"body\": {\n                  \"type\": \"string\"\n                }\n              },\n              \"required\": [\n                \"path\",\n                \"line\",\n                \"body\"\n              ]\n            }\n          ]\n        }\n      },\n      \"stage\": {\n        \"anyOf\": [\n          {\n            \"$ref\": \"#/$defs/vectorSearch\"\n          },\n          {\n            \"type\": \"object\",\n            \"additionalProperties\": true\n          }\n        ]\n      },\n      \"title\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\",\n            \"maxLength\": 100\n          },\n          {\n            \"type\": \"string\",\n            \"maxLength\": 2000\n          }\n        ]\n      },\n      \"url\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\",\n            \"format\": \"uri\"\n          },\n          {\n            \"type\": \"string\",\n            \"const\": \"\"\n          }\n        ]\n      },\n      \"sort\": {\n        \"anyOf\": [\n          {\n            \"type\": \"number\",\n            \"const\": 1\n          },\n          {\n            \"type\": \"number\",\n            \"const\": -1\n          },\n          {\n            \"type\": \"string\",\n            \"const\": \"asc\"\n          },\n          {\n            \"type\": \"string\",\n            \"const\": \"desc\"\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"$meta\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"$meta\"\n            ]\n          }\n        ],\n        \"description\": \"The sort direction, or a $meta sort.\"\n      },\n      \"projectSlugOrId\": {\n        \"type\": [\n          \"string\",\n          \"number\"\n        ]\n      },\n      \"value\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"number\"\n          },\n          {\n            \"type\": \"boolean\"\n          },\n          {\n            \"type\": \"null\"\n          }\n        ],\n        \"description\": \"Omit to keep, null to clear.\"\n      },\n      \"coordinates\": {\n        \"type\": \"array\",\n        \"prefixItems\": [\n          {\n            \"type\": \"number\"\n          },\n          {\n            \"type\": \"number\"\n          }\n        ],\n        \"description\": \"Latitude and longitude.\"\n      },\n      \"lists\": {\n        \"anyOf\": [\n          {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"string\"\n            }\n          },\n          {\n            \"type\": \"array\",\n            \"items\": {\n              \"type\": \"number\"\n            }\n          }\n        ],\n        \"description\": \"Really ambiguous: two arrays. It stays json.RawMessage, and this description stays its doc comment.\"\n      },\n      \"bags\": {\n        \"anyOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"a\": {\n                \"type\": \"string\"\n              }\n            }\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"b\": {\n                \"type\": \"string\"\n              }\n            }\n          }\n        ],\n        \"description\": \"Really ambiguous: objects no required key tells apart.\"\n      },\n      \"target\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"id\": {\n            \"type\": \"string\"\n          },\n          \"name\": {\n            \"type\": \"string\"\n          }\n        },\n        \"oneOf\": [\n          {\n            \"required\": [\n              \"id\"\n            ]\n          },\n          {\n            \"required\": [\n              \"name\"\n            ]\n          }\n        ],\n        \"description\": \"Only constrains: a struct, not a union.\"\n      }\n    },\n    \"required\": [\n      \"nextThoughtNeeded\"\n    ],\n    \"$defs\": {\n      \"vectorSearch\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"$vectorSearch\": {\n            \"type\": \"object\",\n            \"properties\": {\n              \"index\": {\n                \"type\": \"string\"\n              }\n            }\n          }\n        },\n        \"required\": [\n          \"$vectorSearch\"\n        ]\n      }\n    }\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"content\": {\n        \"type\": \"array\",\n        \"items\": {\n          \"anyOf\": [\n            {\n              \"type\": \"object\",\n              \"properties\": {\n                \"type\": {\n                  \"type\": \"string\",\n                  \"enum\": [\n                    \"image\",\n                    \"audio\"\n                  ]\n                },\n                \"data\": {\n                  \"type\": \"string\"\n                },\n                \"mimeType\": {\n                  \"type\": \"string\"\n                }\n              },\n              \"required\": [\n                \"type\",\n                \"data\",\n                \"mimeType\"\n              ]\n            },\n            {\n              \"type\": \"object\",\n              \"properties\": {\n                \"type\": {\n                  \"type\": \"string\",\n                  \"const\": \"resource\"\n                },\n                \"uri\": {\n                  \"type\": \"string\"\n                }\n              },\n              \"required\": [\n                \"type\",\n                \"uri\"\n              ]\n            }\n          ]\n        }\n      },\n      \"count\": {\n        \"anyOf\": [\n          {\n            \"type\": \"number\"\n          },\n          {\n            \"type\": \"string\",\n            \"const\": \"indeterminate\"\n          }\n        ]\n      }\n    },\n    \"required\": [\n      \"content\"\n    ]\n  }\n}"
+const thinkDefinition = `{
+  "name": "think",
+  "description": "Shapes that real servers use for values of more than one kind.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "nextThoughtNeeded": {
+        "type": [
+          "boolean",
+          "string"
+        ],
+        "description": "Whether another thought step is needed."
+      },
+      "goggles": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        ],
+        "description": "One goggle URL or several."
+      },
+      "strict": {
+        "anyOf": [
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "string"
+          }
+        ]
+      },
+      "filter": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "property": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "property"
+            ]
+          },
+          {
+            "type": "string",
+            "description": "The same object, as a JSON string."
+          }
+        ]
+      },
+      "comments": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string"
+                },
+                "position": {
+                  "type": "number"
+                },
+                "body": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "path",
+                "position",
+                "body"
+              ]
+            },
+            {
+              "type": "object",
+              "properties": {
+                "path": {
+                  "type": "string"
+                },
+                "line": {
+                  "type": "number"
+                },
+                "body": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "path",
+                "line",
+                "body"
+              ]
+            }
+          ]
+        }
+      },
+      "stage": {
+        "anyOf": [
+          {
+            "$ref": "#/$defs/vectorSearch"
+          },
+          {
+            "type": "object",
+            "additionalProperties": true
+          }
+        ]
+      },
+      "title": {
+        "anyOf": [
+          {
+            "type": "string",
+            "maxLength": 100
+          },
+          {
+            "type": "string",
+            "maxLength": 2000
+          }
+        ]
+      },
+      "url": {
+        "anyOf": [
+          {
+            "type": "string",
+            "format": "uri"
+          },
+          {
+            "type": "string",
+            "const": ""
+          }
+        ]
+      },
+      "sort": {
+        "anyOf": [
+          {
+            "type": "number",
+            "const": 1
+          },
+          {
+            "type": "number",
+            "const": -1
+          },
+          {
+            "type": "string",
+            "const": "asc"
+          },
+          {
+            "type": "string",
+            "const": "desc"
+          },
+          {
+            "type": "object",
+            "properties": {
+              "$meta": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "$meta"
+            ]
+          }
+        ],
+        "description": "The sort direction, or a $meta sort."
+      },
+      "projectSlugOrId": {
+        "type": [
+          "string",
+          "number"
+        ]
+      },
+      "value": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "description": "Omit to keep, null to clear."
+      },
+      "coordinates": {
+        "type": "array",
+        "prefixItems": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "number"
+          }
+        ],
+        "description": "Latitude and longitude."
+      },
+      "lists": {
+        "anyOf": [
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "number"
+            }
+          }
+        ],
+        "description": "Really ambiguous: two arrays. It stays json.RawMessage, and this description stays its doc comment."
+      },
+      "bags": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "a": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "object",
+            "properties": {
+              "b": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "description": "Really ambiguous: objects no required key tells apart."
+      },
+      "target": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          }
+        },
+        "oneOf": [
+          {
+            "required": [
+              "id"
+            ]
+          },
+          {
+            "required": [
+              "name"
+            ]
+          }
+        ],
+        "description": "Only constrains: a struct, not a union."
+      }
+    },
+    "required": [
+      "nextThoughtNeeded"
+    ],
+    "$defs": {
+      "vectorSearch": {
+        "type": "object",
+        "properties": {
+          "$vectorSearch": {
+            "type": "object",
+            "properties": {
+              "index": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "required": [
+          "$vectorSearch"
+        ]
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "content": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "image",
+                    "audio"
+                  ]
+                },
+                "data": {
+                  "type": "string"
+                },
+                "mimeType": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "data",
+                "mimeType"
+              ]
+            },
+            {
+              "type": "object",
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "const": "resource"
+                },
+                "uri": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "uri"
+              ]
+            }
+          ]
+        }
+      },
+      "count": {
+        "anyOf": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "string",
+            "const": "indeterminate"
+          }
+        ]
+      }
+    },
+    "required": [
+      "content"
+    ]
+  }
+}`
 
 // ThinkInput is the arguments of tool think.
 type ThinkInput struct {
@@ -503,8 +862,18 @@ type ThinkInputTarget struct {
 
 // ThinkOutput is the structured output of tool think.
 type ThinkOutput struct {
+	// The schema requires an array: nil goes out as [].
 	Content []ThinkOutputContentItem `json:"content"`
 	Count   *ThinkOutputCount        `json:"count,omitempty"`
+}
+
+// MarshalJSON sends a nil Content as [], which the schema requires.
+func (v ThinkOutput) MarshalJSON() ([]byte, error) {
+	type plain ThinkOutput
+	if v.Content == nil {
+		v.Content = []ThinkOutputContentItem{}
+	}
+	return json.Marshal(plain(v))
 }
 
 // ThinkOutputContentItem is the schema at /outputSchema/properties/content/items of tool
@@ -646,19 +1015,10 @@ type ThinkCall struct {
 
 // thinkTool wires tool think to h.
 func thinkTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "think",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:       ThinkToolName,
 		Definition: json.RawMessage(thinkDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ThinkInput
-			if err := runtime.DecodeArguments("think", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.Think(ctx, ThinkCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) ThinkCall {
+		return ThinkCall{runtime.NewToolCall(call)}
+	}, h.Think)
 }

@@ -4,7 +4,6 @@ package unions
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,129 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// DrawShapeToolName is the name of tool draw_shape: what tools/call names, and what an
+// interceptor sees as runtime.IncomingRequest.Name.
+const DrawShapeToolName = "draw_shape"
+
 // drawShapeDefinition is tool draw_shape as tools/list advertises it: as written in tool.json,
 // without mcpgen's own keys.
-const drawShapeDefinition = "{\n  \"name\": \"draw_shape\",\n  \"description\": \"Draw a shape; the shape is a discriminated union\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"shape\": {\n        \"oneOf\": [\n          {\n            \"$ref\": \"#/$defs/Circle\"\n          },\n          {\n            \"$ref\": \"#/$defs/Square\"\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"kind\": {\n                \"const\": \"triangle\"\n              },\n              \"base\": {\n                \"type\": \"number\"\n              },\n              \"height\": {\n                \"type\": \"number\"\n              }\n            },\n            \"required\": [\n              \"kind\",\n              \"base\",\n              \"height\"\n            ]\n          }\n        ]\n      },\n      \"color\": {\n        \"anyOf\": [\n          {\n            \"type\": \"string\"\n          },\n          {\n            \"type\": \"integer\"\n          }\n        ],\n        \"description\": \"Not discriminated: falls back with a warning\"\n      },\n      \"style\": {\n        \"type\": \"object\",\n        \"discriminator\": {\n          \"propertyName\": \"fill\"\n        },\n        \"oneOf\": [\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"fill\": {\n                \"const\": \"solid\"\n              },\n              \"rgb\": {\n                \"type\": \"string\"\n              }\n            },\n            \"required\": [\n              \"fill\"\n            ]\n          },\n          {\n            \"type\": \"object\",\n            \"properties\": {\n              \"fill\": {\n                \"const\": \"none\"\n              }\n            },\n            \"required\": [\n              \"fill\"\n            ]\n          }\n        ]\n      }\n    },\n    \"required\": [\n      \"shape\"\n    ],\n    \"$defs\": {\n      \"Circle\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"kind\": {\n            \"const\": \"circle\"\n          },\n          \"radius\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"kind\",\n          \"radius\"\n        ]\n      },\n      \"Square\": {\n        \"type\": \"object\",\n        \"properties\": {\n          \"kind\": {\n            \"const\": \"square\"\n          },\n          \"side\": {\n            \"type\": \"number\"\n          }\n        },\n        \"required\": [\n          \"kind\",\n          \"side\"\n        ]\n      }\n    }\n  }\n}"
+const drawShapeDefinition = `{
+  "name": "draw_shape",
+  "description": "Draw a shape; the shape is a discriminated union",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "shape": {
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Circle"
+          },
+          {
+            "$ref": "#/$defs/Square"
+          },
+          {
+            "type": "object",
+            "properties": {
+              "kind": {
+                "const": "triangle"
+              },
+              "base": {
+                "type": "number"
+              },
+              "height": {
+                "type": "number"
+              }
+            },
+            "required": [
+              "kind",
+              "base",
+              "height"
+            ]
+          }
+        ]
+      },
+      "color": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          }
+        ],
+        "description": "Not discriminated: falls back with a warning"
+      },
+      "style": {
+        "type": "object",
+        "discriminator": {
+          "propertyName": "fill"
+        },
+        "oneOf": [
+          {
+            "type": "object",
+            "properties": {
+              "fill": {
+                "const": "solid"
+              },
+              "rgb": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "fill"
+            ]
+          },
+          {
+            "type": "object",
+            "properties": {
+              "fill": {
+                "const": "none"
+              }
+            },
+            "required": [
+              "fill"
+            ]
+          }
+        ]
+      }
+    },
+    "required": [
+      "shape"
+    ],
+    "$defs": {
+      "Circle": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "const": "circle"
+          },
+          "radius": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "kind",
+          "radius"
+        ]
+      },
+      "Square": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "const": "square"
+          },
+          "side": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "kind",
+          "side"
+        ]
+      }
+    }
+  }
+}`
 
 // DrawShapeInput is the arguments of tool draw_shape.
 type DrawShapeInput struct {
@@ -202,19 +321,10 @@ type DrawShapeCall struct {
 
 // drawShapeTool wires tool draw_shape to h.
 func drawShapeTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:       "draw_shape",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:       DrawShapeToolName,
 		Definition: json.RawMessage(drawShapeDefinition),
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in DrawShapeInput
-			if err := runtime.DecodeArguments("draw_shape", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.DrawShape(ctx, DrawShapeCall{runtime.NewToolCall(call)}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) DrawShapeCall {
+		return DrawShapeCall{runtime.NewToolCall(call)}
+	}, h.DrawShape)
 }

@@ -4,11 +4,15 @@ package urlmoderequired
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// AuthorizeGithubElicitationName is the name of elicitation authorize_github, as call handles
+// ask for it and the test client answers it.
+const AuthorizeGithubElicitationName = "authorize_github"
+
 // authorizeGithubElicitation declares the authorize_github elicitation (url mode).
 //
 // Authorize the server at GitHub (third-party OAuth); the token never reaches the client
 var authorizeGithubElicitation = &runtime.Elicitation{
-	Name:    "authorize_github",
+	Name:    AuthorizeGithubElicitationName,
 	Mode:    "url",
 	Message: "Authorize access to your GitHub repositories",
 }

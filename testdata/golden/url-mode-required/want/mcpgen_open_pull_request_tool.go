@@ -9,9 +9,32 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// OpenPullRequestToolName is the name of tool open_pull_request: what tools/call names, and
+// what an interceptor sees as runtime.IncomingRequest.Name.
+const OpenPullRequestToolName = "open_pull_request"
+
 // openPullRequestDefinition is tool open_pull_request as tools/list advertises it: as written
 // in tool.json, without mcpgen's own keys.
-const openPullRequestDefinition = "{\n  \"name\": \"open_pull_request\",\n  \"description\": \"Open a pull request once the server holds a GitHub token and the plan is paid\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"repo\": { \"type\": \"string\", \"pattern\": \"^[^/]+/[^/]+$\" },\n      \"title\": { \"type\": \"string\", \"minLength\": 1 }\n    },\n    \"required\": [\"repo\", \"title\"]\n  },\n  \"outputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"number\": { \"type\": \"integer\", \"minimum\": 1 },\n      \"url\": { \"type\": \"string\" }\n    },\n    \"required\": [\"number\", \"url\"]\n  }\n}"
+const openPullRequestDefinition = `{
+  "name": "open_pull_request",
+  "description": "Open a pull request once the server holds a GitHub token and the plan is paid",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "repo": { "type": "string", "pattern": "^[^/]+/[^/]+$" },
+      "title": { "type": "string", "minLength": 1 }
+    },
+    "required": ["repo", "title"]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "number": { "type": "integer", "minimum": 1 },
+      "url": { "type": "string" }
+    },
+    "required": ["number", "url"]
+  }
+}`
 
 // OpenPullRequestInput is the arguments of tool open_pull_request.
 type OpenPullRequestInput struct {
@@ -103,20 +126,11 @@ func (c OpenPullRequestCall) RequirePay(message string, url func(*runtime.URLEli
 
 // openPullRequestTool wires tool open_pull_request to h.
 func openPullRequestTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "open_pull_request",
+	return runtime.NewStructuredTool(runtime.Tool{
+		Name:         OpenPullRequestToolName,
 		Definition:   json.RawMessage(openPullRequestDefinition),
 		Elicitations: []*runtime.Elicitation{authorizeGithubElicitation, payElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in OpenPullRequestInput
-			if err := runtime.DecodeArguments("open_pull_request", args, &in); err != nil {
-				return nil, err
-			}
-			out, err := h.OpenPullRequest(ctx, OpenPullRequestCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.StructuredResult(call, out)
-		},
-	}
+	}, func(call *runtime.Call) OpenPullRequestCall {
+		return OpenPullRequestCall{runtime.NewToolCall(call), call}
+	}, h.OpenPullRequest)
 }

@@ -4,11 +4,15 @@ package urlmoderequired
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// PayElicitationName is the name of elicitation pay, as call handles ask for it and the test
+// client answers it.
+const PayElicitationName = "pay"
+
 // payElicitation declares the pay elicitation (url mode).
 //
 // Pay for the plan at the payment provider's page
 var payElicitation = &runtime.Elicitation{
-	Name:    "pay",
+	Name:    PayElicitationName,
 	Mode:    "url",
 	Message: "Complete the payment",
 }

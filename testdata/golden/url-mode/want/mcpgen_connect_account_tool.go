@@ -9,9 +9,27 @@ import (
 	"github.com/mcpgen/mcpgen/runtime"
 )
 
+// ConnectAccountToolName is the name of tool connect_account: what tools/call names, and what
+// an interceptor sees as runtime.IncomingRequest.Name.
+const ConnectAccountToolName = "connect_account"
+
 // connectAccountDefinition is tool connect_account as tools/list advertises it: as written in
 // tool.json, without mcpgen's own keys.
-const connectAccountDefinition = "{\n  \"name\": \"connect_account\",\n  \"description\": \"Connect an account through OAuth\",\n  \"inputSchema\": {\n    \"type\": \"object\",\n    \"properties\": {\n      \"provider\": {\n        \"type\": \"string\"\n      }\n    },\n    \"required\": [\n      \"provider\"\n    ]\n  }\n}"
+const connectAccountDefinition = `{
+  "name": "connect_account",
+  "description": "Connect an account through OAuth",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "provider": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "provider"
+    ]
+  }
+}`
 
 // ConnectAccountInput is the arguments of tool connect_account.
 type ConnectAccountInput struct {
@@ -62,20 +80,11 @@ func (c ConnectAccountCall) RequireLogin(message string, url func(*runtime.URLEl
 
 // connectAccountTool wires tool connect_account to h.
 func connectAccountTool(h Handler) runtime.Tool {
-	return runtime.Tool{
-		Name:         "connect_account",
+	return runtime.NewContentTool(runtime.Tool{
+		Name:         ConnectAccountToolName,
 		Definition:   json.RawMessage(connectAccountDefinition),
 		Elicitations: []*runtime.Elicitation{loginElicitation},
-		Handler: func(ctx context.Context, call *runtime.Call, args json.RawMessage) (*runtime.ToolResult, error) {
-			var in ConnectAccountInput
-			if err := runtime.DecodeArguments("connect_account", args, &in); err != nil {
-				return nil, err
-			}
-			blocks, err := h.ConnectAccount(ctx, ConnectAccountCall{runtime.NewToolCall(call), call}, in)
-			if err != nil {
-				return nil, err
-			}
-			return runtime.ContentResult(call, blocks), nil
-		},
-	}
+	}, func(call *runtime.Call) ConnectAccountCall {
+		return ConnectAccountCall{runtime.NewToolCall(call), call}
+	}, h.ConnectAccount)
 }

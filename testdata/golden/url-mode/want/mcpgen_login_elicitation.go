@@ -4,11 +4,15 @@ package urlmode
 
 import "github.com/mcpgen/mcpgen/runtime"
 
+// LoginElicitationName is the name of elicitation login, as call handles ask for it and the
+// test client answers it.
+const LoginElicitationName = "login"
+
 // loginElicitation declares the login elicitation (url mode).
 //
 // Sign in to the ticket tracker in the browser
 var loginElicitation = &runtime.Elicitation{
-	Name:    "login",
+	Name:    LoginElicitationName,
 	Mode:    "url",
 	Message: "Please sign in",
 }

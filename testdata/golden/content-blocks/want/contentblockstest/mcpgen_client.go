@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // TestSimpleText calls tool test_simple_text and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) TestSimpleText(ctx context.Context, in contentblocks.TestSimpleTextInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_simple_text", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestSimpleTextToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) TestSimpleText(ctx context.Context, in contentblocks.TestSimple
 // TestImageContent calls tool test_image_content and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) TestImageContent(ctx context.Context, in contentblocks.TestImageContentInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_image_content", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestImageContentToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (c *Client) TestImageContent(ctx context.Context, in contentblocks.TestImag
 // TestAudioContent calls tool test_audio_content and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) TestAudioContent(ctx context.Context, in contentblocks.TestAudioContentInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_audio_content", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestAudioContentToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Client) TestAudioContent(ctx context.Context, in contentblocks.TestAudi
 // TestResourceLink calls tool test_resource_link and returns its content; an isError result is
 // also a *mcptest.ToolError.
 func (c *Client) TestResourceLink(ctx context.Context, in contentblocks.TestResourceLinkInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_resource_link", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestResourceLinkToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (c *Client) TestResourceLink(ctx context.Context, in contentblocks.TestReso
 // TestEmbeddedResource calls tool test_embedded_resource and returns its content; an isError
 // result is also a *mcptest.ToolError.
 func (c *Client) TestEmbeddedResource(ctx context.Context, in contentblocks.TestEmbeddedResourceInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_embedded_resource", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestEmbeddedResourceToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (c *Client) TestEmbeddedResource(ctx context.Context, in contentblocks.Test
 // TestMultipleContentTypes calls tool test_multiple_content_types and returns its content; an
 // isError result is also a *mcptest.ToolError.
 func (c *Client) TestMultipleContentTypes(ctx context.Context, in contentblocks.TestMultipleContentTypesInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "test_multiple_content_types", in)
+	res, err := c.Client.CallTool(ctx, contentblocks.TestMultipleContentTypesToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -42,14 +42,14 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package defaults as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "profile", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"John Doe\",\"minLength\":1,\"maxLength\":50},\"age\":{\"type\":\"integer\",\"default\":30,\"minimum\":0,\"maximum\":150},\"score\":{\"type\":\"number\",\"default\":95.5},\"status\":{\"type\":\"string\",\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},\"verified\":{\"type\":\"boolean\",\"default\":true},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"]},\"default\":[\"x\"]}}}")},
+	{Name: defaults.ProfileElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","default":"John Doe","minLength":1,"maxLength":50},"age":{"type":"integer","default":30,"minimum":0,"maximum":150},"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","default":true},"tags":{"type":"array","items":{"type":"string","enum":["x","y"]},"default":["x"]}}}`)},
 }
 
 // Search calls tool search and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask profile (AnswerProfile, DeclineProfile or
 // CancelProfile).
 func (c *Client) Search(ctx context.Context, in defaults.SearchInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "search", in)
+	res, err := c.Client.CallTool(ctx, defaults.SearchToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -59,17 +59,17 @@ func (c *Client) Search(ctx context.Context, in defaults.SearchInput) (mcptest.C
 // AnswerProfile makes the client accept form profile with answer whenever the server asks it,
 // from now on.
 func (c *Client) AnswerProfile(answer defaults.Profile) {
-	c.Client.Accept("profile", answer)
+	c.Client.Accept(defaults.ProfileElicitationName, answer)
 }
 
 // DeclineProfile makes the client decline elicitation profile whenever the server asks it,
 // from now on.
 func (c *Client) DeclineProfile() {
-	c.Client.Decline("profile")
+	c.Client.Decline(defaults.ProfileElicitationName)
 }
 
 // CancelProfile makes the client cancel (dismiss) elicitation profile whenever the server asks
 // it, from now on.
 func (c *Client) CancelProfile() {
-	c.Client.Cancel("profile")
+	c.Client.Cancel(defaults.ProfileElicitationName)
 }

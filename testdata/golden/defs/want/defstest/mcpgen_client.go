@@ -44,11 +44,20 @@ var forms = []mcptest.Form{}
 
 // MoveItem calls tool move_item and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) MoveItem(ctx context.Context, in defs.MoveItemInput) (out defs.MoveItemOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "move_item", in)
+func (c *Client) MoveItem(ctx context.Context, in defs.MoveItemInput) (defs.MoveItemOutput, error) {
+	out, _, err := c.MoveItemWithContent(ctx, in)
+	return out, err
+}
+
+// MoveItemWithContent calls tool move_item and returns its structured output and the content
+// blocks beside it: the output's JSON as text, or the blocks its handler chose. An isError
+// result is a *mcptest.ToolError, its content the error's text and the blocks the handler
+// added before it failed.
+func (c *Client) MoveItemWithContent(ctx context.Context, in defs.MoveItemInput) (out defs.MoveItemOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, defs.MoveItemToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }

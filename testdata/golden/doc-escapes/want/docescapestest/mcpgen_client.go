@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // TrickyDocs calls tool tricky_docs and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) TrickyDocs(ctx context.Context, in docescapes.TrickyDocsInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tricky_docs", in)
+	res, err := c.Client.CallTool(ctx, docescapes.TrickyDocsToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // WebSearch calls tool web_search and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) WebSearch(ctx context.Context, in docwrapping.WebSearchInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "web_search", in)
+	res, err := c.Client.CallTool(ctx, docwrapping.WebSearchToolName, in)
 	if err != nil {
 		return nil, err
 	}

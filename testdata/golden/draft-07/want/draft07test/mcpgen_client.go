@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // LegacySchema calls tool legacy_schema and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) LegacySchema(ctx context.Context, in draft07.LegacySchemaInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "legacy_schema", in)
+	res, err := c.Client.CallTool(ctx, draft07.LegacySchemaToolName, in)
 	if err != nil {
 		return nil, err
 	}

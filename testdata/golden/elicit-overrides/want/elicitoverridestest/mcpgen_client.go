@@ -43,8 +43,8 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package elicitoverrides as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm-delete", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}")},
-	{Name: "confirm_delete", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"user_id\":{\"type\":\"string\"},\"userId\":{\"type\":\"string\"},\"lang\":{\"type\":\"string\",\"enum\":[\"C\",\"C++\"]},\"langs\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"C\",\"C++\"]}}}}")},
+	{Name: elicitoverrides.ConfirmDeleteDashedElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)},
+	{Name: elicitoverrides.ConfirmDeleteElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"user_id":{"type":"string"},"userId":{"type":"string"},"lang":{"type":"string","enum":["C","C++"]},"langs":{"type":"array","items":{"type":"string","enum":["C","C++"]}}}}`)},
 }
 
 // Remove calls tool remove and returns its content; an isError result is also a
@@ -52,7 +52,7 @@ var forms = []mcptest.Form{
 // DeclineConfirmDeleteDashed or CancelConfirmDeleteDashed), confirm_delete
 // (AnswerConfirmDelete, DeclineConfirmDelete or CancelConfirmDelete).
 func (c *Client) Remove(ctx context.Context, in elicitoverrides.RemoveInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "remove", in)
+	res, err := c.Client.CallTool(ctx, elicitoverrides.RemoveToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -62,35 +62,35 @@ func (c *Client) Remove(ctx context.Context, in elicitoverrides.RemoveInput) (mc
 // AnswerConfirmDeleteDashed makes the client accept form confirm-delete with answer whenever
 // the server asks it, from now on.
 func (c *Client) AnswerConfirmDeleteDashed(answer elicitoverrides.ConfirmDeleteDashed) {
-	c.Client.Accept("confirm-delete", answer)
+	c.Client.Accept(elicitoverrides.ConfirmDeleteDashedElicitationName, answer)
 }
 
 // DeclineConfirmDeleteDashed makes the client decline elicitation confirm-delete whenever the
 // server asks it, from now on.
 func (c *Client) DeclineConfirmDeleteDashed() {
-	c.Client.Decline("confirm-delete")
+	c.Client.Decline(elicitoverrides.ConfirmDeleteDashedElicitationName)
 }
 
 // CancelConfirmDeleteDashed makes the client cancel (dismiss) elicitation confirm-delete
 // whenever the server asks it, from now on.
 func (c *Client) CancelConfirmDeleteDashed() {
-	c.Client.Cancel("confirm-delete")
+	c.Client.Cancel(elicitoverrides.ConfirmDeleteDashedElicitationName)
 }
 
 // AnswerConfirmDelete makes the client accept form confirm_delete with answer whenever the
 // server asks it, from now on.
 func (c *Client) AnswerConfirmDelete(answer elicitoverrides.ConfirmDelete) {
-	c.Client.Accept("confirm_delete", answer)
+	c.Client.Accept(elicitoverrides.ConfirmDeleteElicitationName, answer)
 }
 
 // DeclineConfirmDelete makes the client decline elicitation confirm_delete whenever the server
 // asks it, from now on.
 func (c *Client) DeclineConfirmDelete() {
-	c.Client.Decline("confirm_delete")
+	c.Client.Decline(elicitoverrides.ConfirmDeleteElicitationName)
 }
 
 // CancelConfirmDelete makes the client cancel (dismiss) elicitation confirm_delete whenever
 // the server asks it, from now on.
 func (c *Client) CancelConfirmDelete() {
-	c.Client.Cancel("confirm_delete")
+	c.Client.Cancel(elicitoverrides.ConfirmDeleteElicitationName)
 }

@@ -43,14 +43,14 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package elicitspellings as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "survey", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"untitledSingle\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"]},\"titledSingle\":{\"type\":\"string\",\"oneOf\":[{\"const\":\"value1\",\"title\":\"First Option\"},{\"const\":\"value2\",\"title\":\"Second Option\"}]},\"legacyEnum\":{\"type\":\"string\",\"enum\":[\"opt1\",\"opt2\"],\"enumNames\":[\"Option One\",\"Option Two\"]},\"untitledMulti\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":2,\"items\":{\"type\":\"string\",\"enum\":[\"a\",\"b\",\"c\"]}},\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"const\":\"red\",\"title\":\"Red\"},{\"const\":\"green\",\"title\":\"Green\"}]}}},\"required\":[\"untitledSingle\"]}")},
+	{Name: elicitspellings.SurveyElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"untitledSingle":{"type":"string","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"}]},"legacyEnum":{"type":"string","enum":["opt1","opt2"],"enumNames":["Option One","Option Two"]},"untitledMulti":{"type":"array","minItems":1,"maxItems":2,"items":{"type":"string","enum":["a","b","c"]}},"titledMulti":{"type":"array","items":{"anyOf":[{"const":"red","title":"Red"},{"const":"green","title":"Green"}]}}},"required":["untitledSingle"]}`)},
 }
 
 // RunSurvey calls tool run_survey and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask survey (AnswerSurvey, DeclineSurvey or
 // CancelSurvey).
 func (c *Client) RunSurvey(ctx context.Context, in elicitspellings.RunSurveyInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "run_survey", in)
+	res, err := c.Client.CallTool(ctx, elicitspellings.RunSurveyToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -60,17 +60,17 @@ func (c *Client) RunSurvey(ctx context.Context, in elicitspellings.RunSurveyInpu
 // AnswerSurvey makes the client accept form survey with answer whenever the server asks it,
 // from now on.
 func (c *Client) AnswerSurvey(answer elicitspellings.Survey) {
-	c.Client.Accept("survey", answer)
+	c.Client.Accept(elicitspellings.SurveyElicitationName, answer)
 }
 
 // DeclineSurvey makes the client decline elicitation survey whenever the server asks it, from
 // now on.
 func (c *Client) DeclineSurvey() {
-	c.Client.Decline("survey")
+	c.Client.Decline(elicitspellings.SurveyElicitationName)
 }
 
 // CancelSurvey makes the client cancel (dismiss) elicitation survey whenever the server asks
 // it, from now on.
 func (c *Client) CancelSurvey() {
-	c.Client.Cancel("survey")
+	c.Client.Cancel(elicitspellings.SurveyElicitationName)
 }

@@ -42,23 +42,23 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package elicitationsonly as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "pick_color", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\",\"enum\":[\"red\",\"green\"]}},\"required\":[\"color\"]}")},
+	{Name: elicitationsonly.PickColorElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["red","green"]}},"required":["color"]}`)},
 }
 
 // AnswerPickColor makes the client accept form pick_color with answer whenever the server asks
 // it, from now on.
 func (c *Client) AnswerPickColor(answer elicitationsonly.PickColor) {
-	c.Client.Accept("pick_color", answer)
+	c.Client.Accept(elicitationsonly.PickColorElicitationName, answer)
 }
 
 // DeclinePickColor makes the client decline elicitation pick_color whenever the server asks
 // it, from now on.
 func (c *Client) DeclinePickColor() {
-	c.Client.Decline("pick_color")
+	c.Client.Decline(elicitationsonly.PickColorElicitationName)
 }
 
 // CancelPickColor makes the client cancel (dismiss) elicitation pick_color whenever the server
 // asks it, from now on.
 func (c *Client) CancelPickColor() {
-	c.Client.Cancel("pick_color")
+	c.Client.Cancel(elicitationsonly.PickColorElicitationName)
 }

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // SetMode calls tool set_mode and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) SetMode(ctx context.Context, in enumawkward.SetModeInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "set_mode", in)
+	res, err := c.Client.CallTool(ctx, enumawkward.SetModeToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // React calls tool react and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) React(ctx context.Context, in enumspelling.ReactInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "react", in)
+	res, err := c.Client.CallTool(ctx, enumspelling.ReactToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // PlanTripPrompt gets prompt plan_trip with the arguments in.
 func (c *Client) PlanTripPrompt(ctx context.Context, in featurescopes.PlanTripPromptArgs) (*mcptest.PromptResult, error) {
 	args := map[string]string{"city": in.City}
-	return c.Client.GetPrompt(ctx, "plan_trip", args)
+	return c.Client.GetPrompt(ctx, featurescopes.PlanTripPromptName, args)
 }
 
 // ReadSecret reads resource secret (notes://secret).
@@ -57,7 +57,7 @@ func (c *Client) ReadSecret(ctx context.Context) (*mcptest.ResourceResult, error
 // ReadNote reads the resource of template notes://{title} whose variables are in.
 func (c *Client) ReadNote(ctx context.Context, in featurescopes.NoteParams) (*mcptest.ResourceResult, error) {
 	vars := map[string][]string{"title": {in.Title}}
-	uri, err := mcptest.ExpandURITemplate("notes://{title}", vars)
+	uri, err := mcptest.ExpandURITemplate(featurescopes.NoteURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // GetWeather calls tool get_weather and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) GetWeather(ctx context.Context, in featureswithtools.GetWeatherInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "get_weather", in)
+	res, err := c.Client.CallTool(ctx, featureswithtools.GetWeatherToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,14 +56,14 @@ func (c *Client) GetWeather(ctx context.Context, in featureswithtools.GetWeather
 // WeatherReportPrompt gets prompt weather_report with the arguments in.
 func (c *Client) WeatherReportPrompt(ctx context.Context, in featureswithtools.WeatherReportPromptArgs) (*mcptest.PromptResult, error) {
 	args := map[string]string{"city": in.City}
-	return c.Client.GetPrompt(ctx, "weather_report", args)
+	return c.Client.GetPrompt(ctx, featureswithtools.WeatherReportPromptName, args)
 }
 
 // CompleteWeatherReportCity asks completion/complete for argument city of prompt
 // weather_report, given what the user typed (value) and the other arguments already chosen
 // (chosen, or nil).
 func (c *Client) CompleteWeatherReportCity(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.PromptRef("weather_report"), "city", value, chosen)
+	return c.Client.Complete(ctx, mcptest.PromptRef(featureswithtools.WeatherReportPromptName), "city", value, chosen)
 }
 
 // ReadCities reads resource cities (weather://cities).
@@ -75,7 +75,7 @@ func (c *Client) ReadCities(ctx context.Context) (*mcptest.ResourceResult, error
 // in.
 func (c *Client) ReadForecast(ctx context.Context, in featureswithtools.ForecastParams) (*mcptest.ResourceResult, error) {
 	vars := map[string][]string{"city": {in.City}}
-	uri, err := mcptest.ExpandURITemplate("weather://forecast/{city}", vars)
+	uri, err := mcptest.ExpandURITemplate(featureswithtools.ForecastURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -86,5 +86,5 @@ func (c *Client) ReadForecast(ctx context.Context, in featureswithtools.Forecast
 // weather://forecast/{city}, given what the user typed (value) and the other variables already
 // chosen (chosen, or nil).
 func (c *Client) CompleteForecastCity(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.TemplateRef("weather://forecast/{city}"), "city", value, chosen)
+	return c.Client.Complete(ctx, mcptest.TemplateRef(featureswithtools.ForecastURITemplate), "city", value, chosen)
 }

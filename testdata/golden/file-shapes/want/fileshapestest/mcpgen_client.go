@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // Alpha calls tool alpha and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Alpha(ctx context.Context, in fileshapes.AlphaInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "alpha", in)
+	res, err := c.Client.CallTool(ctx, fileshapes.AlphaToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) Alpha(ctx context.Context, in fileshapes.AlphaInput) (mcptest.C
 // Beta calls tool beta and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Beta(ctx context.Context, in fileshapes.BetaInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "beta", in)
+	res, err := c.Client.CallTool(ctx, fileshapes.BetaToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (c *Client) Beta(ctx context.Context, in fileshapes.BetaInput) (mcptest.Con
 // Delta calls tool delta and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Delta(ctx context.Context, in fileshapes.DeltaInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "delta", in)
+	res, err := c.Client.CallTool(ctx, fileshapes.DeltaToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Client) Delta(ctx context.Context, in fileshapes.DeltaInput) (mcptest.C
 // Gamma calls tool gamma and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Gamma(ctx context.Context, in fileshapes.GammaInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "gamma", in)
+	res, err := c.Client.CallTool(ctx, fileshapes.GammaToolName, in)
 	if err != nil {
 		return nil, err
 	}

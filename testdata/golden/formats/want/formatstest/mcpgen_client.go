@@ -44,11 +44,20 @@ var forms = []mcptest.Form{}
 
 // ScheduleMeeting calls tool schedule_meeting and returns its structured output; an isError
 // result is a *mcptest.ToolError.
-func (c *Client) ScheduleMeeting(ctx context.Context, in formats.ScheduleMeetingInput) (out formats.ScheduleMeetingOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "schedule_meeting", in)
+func (c *Client) ScheduleMeeting(ctx context.Context, in formats.ScheduleMeetingInput) (formats.ScheduleMeetingOutput, error) {
+	out, _, err := c.ScheduleMeetingWithContent(ctx, in)
+	return out, err
+}
+
+// ScheduleMeetingWithContent calls tool schedule_meeting and returns its structured output and
+// the content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) ScheduleMeetingWithContent(ctx context.Context, in formats.ScheduleMeetingInput) (out formats.ScheduleMeetingOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, formats.ScheduleMeetingToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }

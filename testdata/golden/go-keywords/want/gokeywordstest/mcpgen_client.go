@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // Func calls tool func and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Func(ctx context.Context, in gokeywords.FuncInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "func", in)
+	res, err := c.Client.CallTool(ctx, gokeywords.FuncToolName, in)
 	if err != nil {
 		return nil, err
 	}

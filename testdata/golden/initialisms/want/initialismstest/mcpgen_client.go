@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // GetUserID calls tool get_user_id and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) GetUserID(ctx context.Context, in initialisms.GetUserIDInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "get_user_id", in)
+	res, err := c.Client.CallTool(ctx, initialisms.GetUserIDToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // WriteFile calls tool write_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) WriteFile(ctx context.Context, in inputorder.WriteFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "write_file", in)
+	res, err := c.Client.CallTool(ctx, inputorder.WriteFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) WriteFile(ctx context.Context, in inputorder.WriteFileInput) (m
 // ReadFile calls tool read_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ReadFile(ctx context.Context, in inputorder.ReadFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "read_file", in)
+	res, err := c.Client.CallTool(ctx, inputorder.ReadFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (c *Client) ReadFile(ctx context.Context, in inputorder.ReadFileInput) (mcp
 // MoveFile calls tool move_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) MoveFile(ctx context.Context, in inputorder.MoveFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "move_file", in)
+	res, err := c.Client.CallTool(ctx, inputorder.MoveFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Client) MoveFile(ctx context.Context, in inputorder.MoveFileInput) (mcp
 // DeleteFile calls tool delete_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) DeleteFile(ctx context.Context, in inputorder.DeleteFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "delete_file", in)
+	res, err := c.Client.CallTool(ctx, inputorder.DeleteFileToolName, in)
 	if err != nil {
 		return nil, err
 	}

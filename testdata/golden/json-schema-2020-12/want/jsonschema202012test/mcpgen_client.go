@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // JSONSchema202012Tool calls tool json_schema_2020_12_tool and returns its content; an isError
 // result is also a *mcptest.ToolError.
 func (c *Client) JSONSchema202012Tool(ctx context.Context, in jsonschema202012.JSONSchema202012ToolInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "json_schema_2020_12_tool", in)
+	res, err := c.Client.CallTool(ctx, jsonschema202012.JSONSchema202012ToolToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // TagItems calls tool tag_items and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) TagItems(ctx context.Context, in lenientinputs.TagItemsInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tag_items", in)
+	res, err := c.Client.CallTool(ctx, lenientinputs.TagItemsToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) TagItems(ctx context.Context, in lenientinputs.TagItemsInput) (
 // ListEverything calls tool list_everything and returns its content; an isError result is also
 // a *mcptest.ToolError.
 func (c *Client) ListEverything(ctx context.Context, in lenientinputs.ListEverythingInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "list_everything", in)
+	res, err := c.Client.CallTool(ctx, lenientinputs.ListEverythingToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (c *Client) ListEverything(ctx context.Context, in lenientinputs.ListEveryt
 // ReadPage calls tool read_page and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ReadPage(ctx context.Context, in lenientinputs.ReadPageInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "read_page", in)
+	res, err := c.Client.CallTool(ctx, lenientinputs.ReadPageToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // SetLabels calls tool set_labels and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) SetLabels(ctx context.Context, in maps.SetLabelsInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "set_labels", in)
+	res, err := c.Client.CallTool(ctx, maps.SetLabelsToolName, in)
 	if err != nil {
 		return nil, err
 	}

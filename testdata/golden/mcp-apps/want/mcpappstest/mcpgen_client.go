@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // ShowTasks calls tool show_tasks and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ShowTasks(ctx context.Context, in mcpapps.ShowTasksInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "show_tasks", in)
+	res, err := c.Client.CallTool(ctx, mcpapps.ShowTasksToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (c *Client) ShowTasks(ctx context.Context, in mcpapps.ShowTasksInput) (mcpt
 // MoveTask calls tool move_task and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) MoveTask(ctx context.Context, in mcpapps.MoveTaskInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "move_task", in)
+	res, err := c.Client.CallTool(ctx, mcpapps.MoveTaskToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (c *Client) MoveTask(ctx context.Context, in mcpapps.MoveTaskInput) (mcptes
 // ShowReport calls tool show_report and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ShowReport(ctx context.Context, in mcpapps.ShowReportInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "show_report", in)
+	res, err := c.Client.CallTool(ctx, mcpapps.ShowReportToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (c *Client) ShowReport(ctx context.Context, in mcpapps.ShowReportInput) (mc
 // RefreshReport calls tool refresh_report and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) RefreshReport(ctx context.Context, in mcpapps.RefreshReportInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "refresh_report", in)
+	res, err := c.Client.CallTool(ctx, mcpapps.RefreshReportToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -85,16 +85,11 @@ func (c *Client) RefreshReport(ctx context.Context, in mcpapps.RefreshReportInpu
 // CountTasks calls tool count_tasks and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) CountTasks(ctx context.Context, in mcpapps.CountTasksInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "count_tasks", in)
+	res, err := c.Client.CallTool(ctx, mcpapps.CountTasksToolName, in)
 	if err != nil {
 		return nil, err
 	}
 	return res.Content, res.Err()
-}
-
-// ReadTaskBoard reads resource task_board (ui://tasks/board.html).
-func (c *Client) ReadTaskBoard(ctx context.Context) (*mcptest.ResourceResult, error) {
-	return c.Client.ReadResource(ctx, mcpapps.TaskBoardResourceURI)
 }
 
 // ReadReadme reads resource readme (file:///tasks/README.md).
@@ -105,6 +100,11 @@ func (c *Client) ReadReadme(ctx context.Context) (*mcptest.ResourceResult, error
 // ReadLogo reads resource logo (file:///tasks/logo.png).
 func (c *Client) ReadLogo(ctx context.Context) (*mcptest.ResourceResult, error) {
 	return c.Client.ReadResource(ctx, mcpapps.LogoResourceURI)
+}
+
+// ReadTaskBoard reads resource task_board (ui://tasks/board.html).
+func (c *Client) ReadTaskBoard(ctx context.Context) (*mcptest.ResourceResult, error) {
+	return c.Client.ReadResource(ctx, mcpapps.TaskBoardResourceURI)
 }
 
 // ReadWeeklyReport reads resource weekly_report (ui://tasks/report).

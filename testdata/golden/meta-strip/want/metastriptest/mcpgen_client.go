@@ -42,13 +42,13 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package metastrip as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm_delete", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\",\"title\":\"Really delete?\"},\"reason\":{\"type\":\"string\",\"maxLength\":200}},\"required\":[\"confirm\"]}")},
+	{Name: metastrip.ConfirmDeleteElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Really delete?"},"reason":{"type":"string","maxLength":200}},"required":["confirm"]}`)},
 }
 
 // ListFiles calls tool list_files and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ListFiles(ctx context.Context, in metastrip.ListFilesInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "list_files", in)
+	res, err := c.Client.CallTool(ctx, metastrip.ListFilesToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (c *Client) ListFiles(ctx context.Context, in metastrip.ListFilesInput) (mc
 // *mcptest.ToolError. Its handler may ask confirm_delete (AnswerConfirmDelete,
 // DeclineConfirmDelete or CancelConfirmDelete).
 func (c *Client) RemoveFile(ctx context.Context, in metastrip.RemoveFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "delete_file", in)
+	res, err := c.Client.CallTool(ctx, metastrip.RemoveFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,17 +69,17 @@ func (c *Client) RemoveFile(ctx context.Context, in metastrip.RemoveFileInput) (
 // AnswerConfirmDelete makes the client accept form confirm_delete with answer whenever the
 // server asks it, from now on.
 func (c *Client) AnswerConfirmDelete(answer metastrip.ConfirmDelete) {
-	c.Client.Accept("confirm_delete", answer)
+	c.Client.Accept(metastrip.ConfirmDeleteElicitationName, answer)
 }
 
 // DeclineConfirmDelete makes the client decline elicitation confirm_delete whenever the server
 // asks it, from now on.
 func (c *Client) DeclineConfirmDelete() {
-	c.Client.Decline("confirm_delete")
+	c.Client.Decline(metastrip.ConfirmDeleteElicitationName)
 }
 
 // CancelConfirmDelete makes the client cancel (dismiss) elicitation confirm_delete whenever
 // the server asks it, from now on.
 func (c *Client) CancelConfirmDelete() {
-	c.Client.Cancel("confirm_delete")
+	c.Client.Cancel(metastrip.ConfirmDeleteElicitationName)
 }

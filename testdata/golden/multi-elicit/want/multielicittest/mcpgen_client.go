@@ -43,14 +43,14 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package multielicit as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "approve", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"approved\":{\"type\":\"boolean\"},\"ticket\":{\"type\":\"string\",\"format\":\"uri\"},\"when\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"approved\"]}")},
-	{Name: "sso_login", Mode: "url"},
+	{Name: multielicit.ApproveElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"ticket":{"type":"string","format":"uri"},"when":{"type":"string","format":"date-time"}},"required":["approved"]}`)},
+	{Name: multielicit.SsoLoginElicitationName, Mode: "url"},
 }
 
 // Status calls tool status and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Status(ctx context.Context, in multielicit.StatusInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "status", in)
+	res, err := c.Client.CallTool(ctx, multielicit.StatusToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -60,47 +60,56 @@ func (c *Client) Status(ctx context.Context, in multielicit.StatusInput) (mcptes
 // Deploy calls tool deploy and returns its structured output; an isError result is a
 // *mcptest.ToolError. Its handler may ask approve (AnswerApprove, DeclineApprove or
 // CancelApprove), sso_login (AcceptSsoLogin, DeclineSsoLogin or CancelSsoLogin).
-func (c *Client) Deploy(ctx context.Context, in multielicit.DeployInput) (out multielicit.DeployOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "deploy", in)
+func (c *Client) Deploy(ctx context.Context, in multielicit.DeployInput) (multielicit.DeployOutput, error) {
+	out, _, err := c.DeployWithContent(ctx, in)
+	return out, err
+}
+
+// DeployWithContent calls tool deploy and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) DeployWithContent(ctx context.Context, in multielicit.DeployInput) (out multielicit.DeployOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, multielicit.DeployToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // AnswerApprove makes the client accept form approve with answer whenever the server asks it,
 // from now on.
 func (c *Client) AnswerApprove(answer multielicit.Approve) {
-	c.Client.Accept("approve", answer)
+	c.Client.Accept(multielicit.ApproveElicitationName, answer)
 }
 
 // DeclineApprove makes the client decline elicitation approve whenever the server asks it,
 // from now on.
 func (c *Client) DeclineApprove() {
-	c.Client.Decline("approve")
+	c.Client.Decline(multielicit.ApproveElicitationName)
 }
 
 // CancelApprove makes the client cancel (dismiss) elicitation approve whenever the server asks
 // it, from now on.
 func (c *Client) CancelApprove() {
-	c.Client.Cancel("approve")
+	c.Client.Cancel(multielicit.ApproveElicitationName)
 }
 
 // AcceptSsoLogin makes the client accept elicitation sso_login (URL mode: the user agrees to
 // open the URL) whenever the server asks it, from now on.
 func (c *Client) AcceptSsoLogin() {
-	c.Client.Accept("sso_login", nil)
+	c.Client.Accept(multielicit.SsoLoginElicitationName, nil)
 }
 
 // DeclineSsoLogin makes the client decline elicitation sso_login whenever the server asks it,
 // from now on.
 func (c *Client) DeclineSsoLogin() {
-	c.Client.Decline("sso_login")
+	c.Client.Decline(multielicit.SsoLoginElicitationName)
 }
 
 // CancelSsoLogin makes the client cancel (dismiss) elicitation sso_login whenever the server
 // asks it, from now on.
 func (c *Client) CancelSsoLogin() {
-	c.Client.Cancel("sso_login")
+	c.Client.Cancel(multielicit.SsoLoginElicitationName)
 }

@@ -44,11 +44,20 @@ var forms = []mcptest.Form{}
 
 // CreateOrder calls tool create_order and returns its structured output; an isError result is
 // a *mcptest.ToolError.
-func (c *Client) CreateOrder(ctx context.Context, in nested.CreateOrderInput) (out nested.CreateOrderOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "create_order", in)
+func (c *Client) CreateOrder(ctx context.Context, in nested.CreateOrderInput) (nested.CreateOrderOutput, error) {
+	out, _, err := c.CreateOrderWithContent(ctx, in)
+	return out, err
+}
+
+// CreateOrderWithContent calls tool create_order and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) CreateOrderWithContent(ctx context.Context, in nested.CreateOrderInput) (out nested.CreateOrderOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, nested.CreateOrderToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }

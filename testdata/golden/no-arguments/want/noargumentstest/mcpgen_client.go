@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // PingServer calls tool ping_server and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) PingServer(ctx context.Context, in noarguments.PingServerInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "ping_server", in)
+	res, err := c.Client.CallTool(ctx, noarguments.PingServerToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // UpdateUser calls tool update_user and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) UpdateUser(ctx context.Context, in nullable.UpdateUserInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "update_user", in)
+	res, err := c.Client.CallTool(ctx, nullable.UpdateUserToolName, in)
 	if err != nil {
 		return nil, err
 	}

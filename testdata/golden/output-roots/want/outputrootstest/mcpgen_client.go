@@ -45,55 +45,100 @@ var forms = []mcptest.Form{}
 
 // CountLines calls tool count_lines and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) CountLines(ctx context.Context, in outputroots.CountLinesInput) (out int64, err error) {
-	res, err := c.Client.CallTool(ctx, "count_lines", in)
+func (c *Client) CountLines(ctx context.Context, in outputroots.CountLinesInput) (int64, error) {
+	out, _, err := c.CountLinesWithContent(ctx, in)
+	return out, err
+}
+
+// CountLinesWithContent calls tool count_lines and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) CountLinesWithContent(ctx context.Context, in outputroots.CountLinesInput) (out int64, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, outputroots.CountLinesToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeValueOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // ListFiles calls tool list_files and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) ListFiles(ctx context.Context, in outputroots.ListFilesInput) (out []outputroots.ListFilesEntry, err error) {
-	res, err := c.Client.CallTool(ctx, "list_files", in)
+func (c *Client) ListFiles(ctx context.Context, in outputroots.ListFilesInput) ([]outputroots.ListFilesEntry, error) {
+	out, _, err := c.ListFilesWithContent(ctx, in)
+	return out, err
+}
+
+// ListFilesWithContent calls tool list_files and returns its structured output and the content
+// blocks beside it: the output's JSON as text, or the blocks its handler chose. An isError
+// result is a *mcptest.ToolError, its content the error's text and the blocks the handler
+// added before it failed.
+func (c *Client) ListFilesWithContent(ctx context.Context, in outputroots.ListFilesInput) (out []outputroots.ListFilesEntry, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, outputroots.ListFilesToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeValueOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // Lookup calls tool lookup and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) Lookup(ctx context.Context, in outputroots.LookupInput) (out *string, err error) {
-	res, err := c.Client.CallTool(ctx, "lookup", in)
+func (c *Client) Lookup(ctx context.Context, in outputroots.LookupInput) (*string, error) {
+	out, _, err := c.LookupWithContent(ctx, in)
+	return out, err
+}
+
+// LookupWithContent calls tool lookup and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) LookupWithContent(ctx context.Context, in outputroots.LookupInput) (out *string, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, outputroots.LookupToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeValueOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // BuildStatus calls tool build_status and returns its structured output; an isError result is
 // a *mcptest.ToolError.
-func (c *Client) BuildStatus(ctx context.Context, in outputroots.BuildStatusInput) (out outputroots.BuildStatusOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "build_status", in)
+func (c *Client) BuildStatus(ctx context.Context, in outputroots.BuildStatusInput) (outputroots.BuildStatusOutput, error) {
+	out, _, err := c.BuildStatusWithContent(ctx, in)
+	return out, err
+}
+
+// BuildStatusWithContent calls tool build_status and returns its structured output and the
+// content blocks beside it: the output's JSON as text, or the blocks its handler chose. An
+// isError result is a *mcptest.ToolError, its content the error's text and the blocks the
+// handler added before it failed.
+func (c *Client) BuildStatusWithContent(ctx context.Context, in outputroots.BuildStatusInput) (out outputroots.BuildStatusOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, outputroots.BuildStatusToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeValueOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // Resolve calls tool resolve and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) Resolve(ctx context.Context, in outputroots.ResolveInput) (out outputroots.ResolveOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "resolve", in)
+func (c *Client) Resolve(ctx context.Context, in outputroots.ResolveInput) (outputroots.ResolveOutput, error) {
+	out, _, err := c.ResolveWithContent(ctx, in)
+	return out, err
+}
+
+// ResolveWithContent calls tool resolve and returns its structured output and the content
+// blocks beside it: the output's JSON as text, or the blocks its handler chose. An isError
+// result is a *mcptest.ToolError, its content the error's text and the blocks the handler
+// added before it failed.
+func (c *Client) ResolveWithContent(ctx context.Context, in outputroots.ResolveInput) (out outputroots.ResolveOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, outputroots.ResolveToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeValueOutput(&out)
-	return out, err
+	return out, res.Content, err
 }

@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // UserProfile calls tool user_profile and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) UserProfile(ctx context.Context, in overrides.UserProfileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "user_profile", in)
+	res, err := c.Client.CallTool(ctx, overrides.UserProfileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (c *Client) UserProfile(ctx context.Context, in overrides.UserProfileInput)
 // UserProfileDashed calls tool user-profile and returns its content; an isError result is also
 // a *mcptest.ToolError.
 func (c *Client) UserProfileDashed(ctx context.Context, in overrides.UserProfileDashedInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "user-profile", in)
+	res, err := c.Client.CallTool(ctx, overrides.UserProfileDashedToolName, in)
 	if err != nil {
 		return nil, err
 	}

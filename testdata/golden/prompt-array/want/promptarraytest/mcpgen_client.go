@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // Search calls tool search and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Search(ctx context.Context, in promptarray.SearchInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "search", in)
+	res, err := c.Client.CallTool(ctx, promptarray.SearchToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,10 +56,10 @@ func (c *Client) Search(ctx context.Context, in promptarray.SearchInput) (mcptes
 // ExplainPrompt gets prompt explain with the arguments in.
 func (c *Client) ExplainPrompt(ctx context.Context, in promptarray.ExplainPromptArgs) (*mcptest.PromptResult, error) {
 	args := map[string]string{"result_id": in.ResultID}
-	return c.Client.GetPrompt(ctx, "explain", args)
+	return c.Client.GetPrompt(ctx, promptarray.ExplainPromptName, args)
 }
 
 // NoArgsPrompt gets prompt no_args with the arguments in.
 func (c *Client) NoArgsPrompt(ctx context.Context) (*mcptest.PromptResult, error) {
-	return c.Client.GetPrompt(ctx, "no_args", nil)
+	return c.Client.GetPrompt(ctx, promptarray.NoArgsPromptName, nil)
 }

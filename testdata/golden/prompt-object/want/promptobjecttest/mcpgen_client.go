@@ -43,7 +43,7 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package promptobject as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "review_depth", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"depth\":{\"type\":\"string\",\"enum\":[\"quick\",\"thorough\"]}},\"required\":[\"depth\"]}")},
+	{Name: promptobject.ReviewDepthElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"depth":{"type":"string","enum":["quick","thorough"]}},"required":["depth"]}`)},
 }
 
 // CodeReviewPrompt gets prompt code_review with the arguments in. Its handler may ask
@@ -56,36 +56,36 @@ func (c *Client) CodeReviewPrompt(ctx context.Context, in promptobject.CodeRevie
 	if in.Focus != nil {
 		args["focus"] = *in.Focus
 	}
-	return c.Client.GetPrompt(ctx, "code_review", args)
+	return c.Client.GetPrompt(ctx, promptobject.CodeReviewPromptName, args)
 }
 
 // CompleteCodeReviewLanguage asks completion/complete for argument language of prompt
 // code_review, given what the user typed (value) and the other arguments already chosen
 // (chosen, or nil).
 func (c *Client) CompleteCodeReviewLanguage(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.PromptRef("code_review"), "language", value, chosen)
+	return c.Client.Complete(ctx, mcptest.PromptRef(promptobject.CodeReviewPromptName), "language", value, chosen)
 }
 
 // CompleteCodeReviewFocus asks completion/complete for argument focus of prompt code_review,
 // given what the user typed (value) and the other arguments already chosen (chosen, or nil).
 func (c *Client) CompleteCodeReviewFocus(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.PromptRef("code_review"), "focus", value, chosen)
+	return c.Client.Complete(ctx, mcptest.PromptRef(promptobject.CodeReviewPromptName), "focus", value, chosen)
 }
 
 // AnswerReviewDepth makes the client accept form review_depth with answer whenever the server
 // asks it, from now on.
 func (c *Client) AnswerReviewDepth(answer promptobject.ReviewDepth) {
-	c.Client.Accept("review_depth", answer)
+	c.Client.Accept(promptobject.ReviewDepthElicitationName, answer)
 }
 
 // DeclineReviewDepth makes the client decline elicitation review_depth whenever the server
 // asks it, from now on.
 func (c *Client) DeclineReviewDepth() {
-	c.Client.Decline("review_depth")
+	c.Client.Decline(promptobject.ReviewDepthElicitationName)
 }
 
 // CancelReviewDepth makes the client cancel (dismiss) elicitation review_depth whenever the
 // server asks it, from now on.
 func (c *Client) CancelReviewDepth() {
-	c.Client.Cancel("review_depth")
+	c.Client.Cancel(promptobject.ReviewDepthElicitationName)
 }

@@ -46,12 +46,12 @@ var forms = []mcptest.Form{}
 // GreetPrompt gets prompt greet with the arguments in.
 func (c *Client) GreetPrompt(ctx context.Context, in promptslist.GreetPromptArgs) (*mcptest.PromptResult, error) {
 	args := map[string]string{"name": in.Name}
-	return c.Client.GetPrompt(ctx, "greet", args)
+	return c.Client.GetPrompt(ctx, promptslist.GreetPromptName, args)
 }
 
 // DailySummaryPrompt gets prompt daily-summary with the arguments in.
 func (c *Client) DailySummaryPrompt(ctx context.Context) (*mcptest.PromptResult, error) {
-	return c.Client.GetPrompt(ctx, "daily-summary", nil)
+	return c.Client.GetPrompt(ctx, promptslist.DailySummaryPromptName, nil)
 }
 
 // TranslationPrompt gets prompt translate with the arguments in.
@@ -63,5 +63,5 @@ func (c *Client) TranslationPrompt(ctx context.Context, in promptslist.Translati
 	if in.SourceURL != nil {
 		args["sourceURL"] = *in.SourceURL
 	}
-	return c.Client.GetPrompt(ctx, "translate", args)
+	return c.Client.GetPrompt(ctx, promptslist.TranslationPromptName, args)
 }

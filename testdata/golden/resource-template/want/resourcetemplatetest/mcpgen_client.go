@@ -42,7 +42,7 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package resourcetemplate as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "sign_in", Mode: "url"},
+	{Name: resourcetemplate.SignInElicitationName, Mode: "url"},
 }
 
 // ReadRepoFile reads the resource of template repo://{owner}/{repo}/blob{/path*}{?ref,lines}
@@ -60,7 +60,7 @@ func (c *Client) ReadRepoFile(ctx context.Context, in resourcetemplate.RepoFileP
 	if in.Lines != nil {
 		vars["lines"] = []string{*in.Lines}
 	}
-	uri, err := mcptest.ExpandURITemplate("repo://{owner}/{repo}/blob{/path*}{?ref,lines}", vars)
+	uri, err := mcptest.ExpandURITemplate(resourcetemplate.RepoFileURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -71,37 +71,37 @@ func (c *Client) ReadRepoFile(ctx context.Context, in resourcetemplate.RepoFileP
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}, given what the user typed (value) and the
 // other variables already chosen (chosen, or nil).
 func (c *Client) CompleteRepoFileOwner(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.TemplateRef("repo://{owner}/{repo}/blob{/path*}{?ref,lines}"), "owner", value, chosen)
+	return c.Client.Complete(ctx, mcptest.TemplateRef(resourcetemplate.RepoFileURITemplate), "owner", value, chosen)
 }
 
 // CompleteRepoFileRepo asks completion/complete for variable repo of resource template
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}, given what the user typed (value) and the
 // other variables already chosen (chosen, or nil).
 func (c *Client) CompleteRepoFileRepo(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.TemplateRef("repo://{owner}/{repo}/blob{/path*}{?ref,lines}"), "repo", value, chosen)
+	return c.Client.Complete(ctx, mcptest.TemplateRef(resourcetemplate.RepoFileURITemplate), "repo", value, chosen)
 }
 
 // CompleteRepoFileRef asks completion/complete for variable ref of resource template
 // repo://{owner}/{repo}/blob{/path*}{?ref,lines}, given what the user typed (value) and the
 // other variables already chosen (chosen, or nil).
 func (c *Client) CompleteRepoFileRef(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.TemplateRef("repo://{owner}/{repo}/blob{/path*}{?ref,lines}"), "ref", value, chosen)
+	return c.Client.Complete(ctx, mcptest.TemplateRef(resourcetemplate.RepoFileURITemplate), "ref", value, chosen)
 }
 
 // AcceptSignIn makes the client accept elicitation sign_in (URL mode: the user agrees to open
 // the URL) whenever the server asks it, from now on.
 func (c *Client) AcceptSignIn() {
-	c.Client.Accept("sign_in", nil)
+	c.Client.Accept(resourcetemplate.SignInElicitationName, nil)
 }
 
 // DeclineSignIn makes the client decline elicitation sign_in whenever the server asks it, from
 // now on.
 func (c *Client) DeclineSignIn() {
-	c.Client.Decline("sign_in")
+	c.Client.Decline(resourcetemplate.SignInElicitationName)
 }
 
 // CancelSignIn makes the client cancel (dismiss) elicitation sign_in whenever the server asks
 // it, from now on.
 func (c *Client) CancelSignIn() {
-	c.Client.Cancel("sign_in")
+	c.Client.Cancel(resourcetemplate.SignInElicitationName)
 }

@@ -43,7 +43,7 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package resourceslist as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "consent", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}")},
+	{Name: resourceslist.ConsentElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)},
 }
 
 // ReadStaticText reads resource static-text (test://static-text).
@@ -65,17 +65,17 @@ func (c *Client) ReadAppConfig(ctx context.Context) (*mcptest.ResourceResult, er
 // AnswerConsent makes the client accept form consent with answer whenever the server asks it,
 // from now on.
 func (c *Client) AnswerConsent(answer resourceslist.Consent) {
-	c.Client.Accept("consent", answer)
+	c.Client.Accept(resourceslist.ConsentElicitationName, answer)
 }
 
 // DeclineConsent makes the client decline elicitation consent whenever the server asks it,
 // from now on.
 func (c *Client) DeclineConsent() {
-	c.Client.Decline("consent")
+	c.Client.Decline(resourceslist.ConsentElicitationName)
 }
 
 // CancelConsent makes the client cancel (dismiss) elicitation consent whenever the server asks
 // it, from now on.
 func (c *Client) CancelConsent() {
-	c.Client.Cancel("consent")
+	c.Client.Cancel(resourceslist.ConsentElicitationName)
 }

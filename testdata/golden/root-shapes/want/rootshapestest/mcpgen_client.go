@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // ByRef calls tool by_ref and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ByRef(ctx context.Context, in rootshapes.ByRefArgs) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "by_ref", in)
+	res, err := c.Client.CallTool(ctx, rootshapes.ByRefToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -55,19 +55,28 @@ func (c *Client) ByRef(ctx context.Context, in rootshapes.ByRefArgs) (mcptest.Co
 
 // AsMap calls tool as_map and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) AsMap(ctx context.Context, in map[string]string) (out map[string]int64, err error) {
-	res, err := c.Client.CallTool(ctx, "as_map", in)
+func (c *Client) AsMap(ctx context.Context, in map[string]string) (map[string]int64, error) {
+	out, _, err := c.AsMapWithContent(ctx, in)
+	return out, err
+}
+
+// AsMapWithContent calls tool as_map and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) AsMapWithContent(ctx context.Context, in map[string]string) (out map[string]int64, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, rootshapes.AsMapToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // Merged calls tool merged and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Merged(ctx context.Context, in rootshapes.MergedInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "merged", in)
+	res, err := c.Client.CallTool(ctx, rootshapes.MergedToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +86,7 @@ func (c *Client) Merged(ctx context.Context, in rootshapes.MergedInput) (mcptest
 // OneOf calls tool one_of and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) OneOf(ctx context.Context, in rootshapes.OneOfInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "one_of", in)
+	res, err := c.Client.CallTool(ctx, rootshapes.OneOfToolName, in)
 	if err != nil {
 		return nil, err
 	}

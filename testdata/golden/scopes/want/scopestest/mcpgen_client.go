@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // ReadNote calls tool read_note and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) ReadNote(ctx context.Context, in scopes.ReadNoteInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "read_note", in)
+	res, err := c.Client.CallTool(ctx, scopes.ReadNoteToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (c *Client) ReadNote(ctx context.Context, in scopes.ReadNoteInput) (mcptest
 // WriteNote calls tool write_note and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) WriteNote(ctx context.Context, in scopes.WriteNoteInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "write_note", in)
+	res, err := c.Client.CallTool(ctx, scopes.WriteNoteToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (c *Client) WriteNote(ctx context.Context, in scopes.WriteNoteInput) (mcpte
 // PingNotes calls tool ping_notes and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) PingNotes(ctx context.Context, in scopes.PingNotesInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "ping_notes", in)
+	res, err := c.Client.CallTool(ctx, scopes.PingNotesToolName, in)
 	if err != nil {
 		return nil, err
 	}

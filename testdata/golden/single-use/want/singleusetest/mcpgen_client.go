@@ -42,14 +42,14 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package singleuse as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "confirm", Mode: "form", RequestedSchema: json.RawMessage("{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}")},
+	{Name: singleuse.ConfirmElicitationName, Mode: "form", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)},
 }
 
 // DeleteFile calls tool delete_file and returns its content; an isError result is also a
 // *mcptest.ToolError. Its handler may ask confirm (AnswerConfirm, DeclineConfirm or
 // CancelConfirm).
 func (c *Client) DeleteFile(ctx context.Context, in singleuse.DeleteFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "delete_file", in)
+	res, err := c.Client.CallTool(ctx, singleuse.DeleteFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (c *Client) DeleteFile(ctx context.Context, in singleuse.DeleteFileInput) (
 // StatFile calls tool stat_file and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) StatFile(ctx context.Context, in singleuse.StatFileInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "stat_file", in)
+	res, err := c.Client.CallTool(ctx, singleuse.StatFileToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,17 +69,17 @@ func (c *Client) StatFile(ctx context.Context, in singleuse.StatFileInput) (mcpt
 // AnswerConfirm makes the client accept form confirm with answer whenever the server asks it,
 // from now on.
 func (c *Client) AnswerConfirm(answer singleuse.Confirm) {
-	c.Client.Accept("confirm", answer)
+	c.Client.Accept(singleuse.ConfirmElicitationName, answer)
 }
 
 // DeclineConfirm makes the client decline elicitation confirm whenever the server asks it,
 // from now on.
 func (c *Client) DeclineConfirm() {
-	c.Client.Decline("confirm")
+	c.Client.Decline(singleuse.ConfirmElicitationName)
 }
 
 // CancelConfirm makes the client cancel (dismiss) elicitation confirm whenever the server asks
 // it, from now on.
 func (c *Client) CancelConfirm() {
-	c.Client.Cancel("confirm")
+	c.Client.Cancel(singleuse.ConfirmElicitationName)
 }

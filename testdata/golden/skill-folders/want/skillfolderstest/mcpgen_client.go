@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // AddNote calls tool add_note and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) AddNote(ctx context.Context, in skillfolders.AddNoteInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "add_note", in)
+	res, err := c.Client.CallTool(ctx, skillfolders.AddNoteToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ var forms = []mcptest.Form{}
 // in.
 func (c *Client) ReadTemplate(ctx context.Context, in templateslist.TemplateParams) (*mcptest.ResourceResult, error) {
 	vars := map[string][]string{"id": {in.ID}}
-	uri, err := mcptest.ExpandURITemplate("test://template/{id}/data", vars)
+	uri, err := mcptest.ExpandURITemplate(templateslist.TemplateURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -58,13 +58,13 @@ func (c *Client) ReadTemplate(ctx context.Context, in templateslist.TemplatePara
 // test://template/{id}/data, given what the user typed (value) and the other variables already
 // chosen (chosen, or nil).
 func (c *Client) CompleteTemplateID(ctx context.Context, value string, chosen map[string]string) (*runtime.Completion, error) {
-	return c.Client.Complete(ctx, mcptest.TemplateRef("test://template/{id}/data"), "id", value, chosen)
+	return c.Client.Complete(ctx, mcptest.TemplateRef(templateslist.TemplateURITemplate), "id", value, chosen)
 }
 
 // ReadDocs reads the resource of template docs://{+path} whose variables are in.
 func (c *Client) ReadDocs(ctx context.Context, in templateslist.DocsParams) (*mcptest.ResourceResult, error) {
 	vars := map[string][]string{"path": {in.Path}}
-	uri, err := mcptest.ExpandURITemplate("docs://{+path}", vars)
+	uri, err := mcptest.ExpandURITemplate(templateslist.DocsURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (c *Client) ReadWeather(ctx context.Context, in templateslist.WeatherParams
 	if in.Format != nil {
 		vars["format"] = []string{*in.Format}
 	}
-	uri, err := mcptest.ExpandURITemplate("weather://{city}{.format}", vars)
+	uri, err := mcptest.ExpandURITemplate(templateslist.WeatherURITemplate, vars)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var forms = []mcptest.Form{}
 // Tool00 calls tool tool_00 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool00(ctx context.Context, in toolslistdump.Tool00Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_00", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool00ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) Tool00(ctx context.Context, in toolslistdump.Tool00Input) (mcpt
 // Tool01 calls tool tool_01 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool01(ctx context.Context, in toolslistdump.Tool01Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_01", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool01ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (c *Client) Tool01(ctx context.Context, in toolslistdump.Tool01Input) (mcpt
 // Tool02 calls tool tool_02 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool02(ctx context.Context, in toolslistdump.Tool02Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_02", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool02ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Client) Tool02(ctx context.Context, in toolslistdump.Tool02Input) (mcpt
 // Tool03 calls tool tool_03 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool03(ctx context.Context, in toolslistdump.Tool03Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_03", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool03ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (c *Client) Tool03(ctx context.Context, in toolslistdump.Tool03Input) (mcpt
 // Tool04 calls tool tool_04 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool04(ctx context.Context, in toolslistdump.Tool04Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_04", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool04ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (c *Client) Tool04(ctx context.Context, in toolslistdump.Tool04Input) (mcpt
 // Tool05 calls tool tool_05 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool05(ctx context.Context, in toolslistdump.Tool05Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_05", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool05ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (c *Client) Tool05(ctx context.Context, in toolslistdump.Tool05Input) (mcpt
 // Tool06 calls tool tool_06 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool06(ctx context.Context, in toolslistdump.Tool06Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_06", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool06ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (c *Client) Tool06(ctx context.Context, in toolslistdump.Tool06Input) (mcpt
 // Tool07 calls tool tool_07 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool07(ctx context.Context, in toolslistdump.Tool07Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_07", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool07ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (c *Client) Tool07(ctx context.Context, in toolslistdump.Tool07Input) (mcpt
 // Tool08 calls tool tool_08 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool08(ctx context.Context, in toolslistdump.Tool08Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_08", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool08ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (c *Client) Tool08(ctx context.Context, in toolslistdump.Tool08Input) (mcpt
 // Tool09 calls tool tool_09 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool09(ctx context.Context, in toolslistdump.Tool09Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_09", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool09ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (c *Client) Tool09(ctx context.Context, in toolslistdump.Tool09Input) (mcpt
 // Tool10 calls tool tool_10 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool10(ctx context.Context, in toolslistdump.Tool10Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_10", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool10ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (c *Client) Tool10(ctx context.Context, in toolslistdump.Tool10Input) (mcpt
 // Tool11 calls tool tool_11 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool11(ctx context.Context, in toolslistdump.Tool11Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_11", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool11ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (c *Client) Tool11(ctx context.Context, in toolslistdump.Tool11Input) (mcpt
 // Tool12 calls tool tool_12 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool12(ctx context.Context, in toolslistdump.Tool12Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_12", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool12ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (c *Client) Tool12(ctx context.Context, in toolslistdump.Tool12Input) (mcpt
 // Tool13 calls tool tool_13 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool13(ctx context.Context, in toolslistdump.Tool13Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_13", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool13ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (c *Client) Tool13(ctx context.Context, in toolslistdump.Tool13Input) (mcpt
 // Tool14 calls tool tool_14 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool14(ctx context.Context, in toolslistdump.Tool14Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_14", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool14ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (c *Client) Tool14(ctx context.Context, in toolslistdump.Tool14Input) (mcpt
 // Tool15 calls tool tool_15 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool15(ctx context.Context, in toolslistdump.Tool15Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_15", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool15ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (c *Client) Tool15(ctx context.Context, in toolslistdump.Tool15Input) (mcpt
 // Tool16 calls tool tool_16 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool16(ctx context.Context, in toolslistdump.Tool16Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_16", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool16ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (c *Client) Tool16(ctx context.Context, in toolslistdump.Tool16Input) (mcpt
 // Tool17 calls tool tool_17 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool17(ctx context.Context, in toolslistdump.Tool17Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_17", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool17ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (c *Client) Tool17(ctx context.Context, in toolslistdump.Tool17Input) (mcpt
 // Tool18 calls tool tool_18 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool18(ctx context.Context, in toolslistdump.Tool18Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_18", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool18ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (c *Client) Tool18(ctx context.Context, in toolslistdump.Tool18Input) (mcpt
 // Tool19 calls tool tool_19 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool19(ctx context.Context, in toolslistdump.Tool19Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_19", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool19ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (c *Client) Tool19(ctx context.Context, in toolslistdump.Tool19Input) (mcpt
 // Tool20 calls tool tool_20 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool20(ctx context.Context, in toolslistdump.Tool20Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_20", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool20ToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (c *Client) Tool20(ctx context.Context, in toolslistdump.Tool20Input) (mcpt
 // Tool21 calls tool tool_21 and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) Tool21(ctx context.Context, in toolslistdump.Tool21Input) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "tool_21", in)
+	res, err := c.Client.CallTool(ctx, toolslistdump.Tool21ToolName, in)
 	if err != nil {
 		return nil, err
 	}

@@ -45,11 +45,20 @@ var forms = []mcptest.Form{}
 
 // Think calls tool think and returns its structured output; an isError result is a
 // *mcptest.ToolError.
-func (c *Client) Think(ctx context.Context, in unionsbykind.ThinkInput) (out unionsbykind.ThinkOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "think", in)
+func (c *Client) Think(ctx context.Context, in unionsbykind.ThinkInput) (unionsbykind.ThinkOutput, error) {
+	out, _, err := c.ThinkWithContent(ctx, in)
+	return out, err
+}
+
+// ThinkWithContent calls tool think and returns its structured output and the content blocks
+// beside it: the output's JSON as text, or the blocks its handler chose. An isError result is
+// a *mcptest.ToolError, its content the error's text and the blocks the handler added before
+// it failed.
+func (c *Client) ThinkWithContent(ctx context.Context, in unionsbykind.ThinkInput) (out unionsbykind.ThinkOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, unionsbykind.ThinkToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }

@@ -45,7 +45,7 @@ var forms = []mcptest.Form{}
 // DrawShape calls tool draw_shape and returns its content; an isError result is also a
 // *mcptest.ToolError.
 func (c *Client) DrawShape(ctx context.Context, in unions.DrawShapeInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "draw_shape", in)
+	res, err := c.Client.CallTool(ctx, unions.DrawShapeToolName, in)
 	if err != nil {
 		return nil, err
 	}

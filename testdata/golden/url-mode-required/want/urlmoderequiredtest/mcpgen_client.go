@@ -42,54 +42,63 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package urlmoderequired as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "authorize_github", Mode: "url"},
-	{Name: "pay", Mode: "url"},
+	{Name: urlmoderequired.AuthorizeGithubElicitationName, Mode: "url"},
+	{Name: urlmoderequired.PayElicitationName, Mode: "url"},
 }
 
 // OpenPullRequest calls tool open_pull_request and returns its structured output; an isError
 // result is a *mcptest.ToolError. Its handler may ask authorize_github (AcceptAuthorizeGithub,
 // DeclineAuthorizeGithub or CancelAuthorizeGithub), pay (AcceptPay, DeclinePay or CancelPay).
-func (c *Client) OpenPullRequest(ctx context.Context, in urlmoderequired.OpenPullRequestInput) (out urlmoderequired.OpenPullRequestOutput, err error) {
-	res, err := c.Client.CallTool(ctx, "open_pull_request", in)
+func (c *Client) OpenPullRequest(ctx context.Context, in urlmoderequired.OpenPullRequestInput) (urlmoderequired.OpenPullRequestOutput, error) {
+	out, _, err := c.OpenPullRequestWithContent(ctx, in)
+	return out, err
+}
+
+// OpenPullRequestWithContent calls tool open_pull_request and returns its structured output
+// and the content blocks beside it: the output's JSON as text, or the blocks its handler
+// chose. An isError result is a *mcptest.ToolError, its content the error's text and the
+// blocks the handler added before it failed.
+func (c *Client) OpenPullRequestWithContent(ctx context.Context, in urlmoderequired.OpenPullRequestInput) (out urlmoderequired.OpenPullRequestOutput, content mcptest.Content, err error) {
+	res, err := c.Client.CallTool(ctx, urlmoderequired.OpenPullRequestToolName, in)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	err = res.DecodeOutput(&out)
-	return out, err
+	return out, res.Content, err
 }
 
 // AcceptAuthorizeGithub makes the client accept elicitation authorize_github (URL mode: the
 // user agrees to open the URL) whenever the server asks it, from now on.
 func (c *Client) AcceptAuthorizeGithub() {
-	c.Client.Accept("authorize_github", nil)
+	c.Client.Accept(urlmoderequired.AuthorizeGithubElicitationName, nil)
 }
 
 // DeclineAuthorizeGithub makes the client decline elicitation authorize_github whenever the
 // server asks it, from now on.
 func (c *Client) DeclineAuthorizeGithub() {
-	c.Client.Decline("authorize_github")
+	c.Client.Decline(urlmoderequired.AuthorizeGithubElicitationName)
 }
 
 // CancelAuthorizeGithub makes the client cancel (dismiss) elicitation authorize_github
 // whenever the server asks it, from now on.
 func (c *Client) CancelAuthorizeGithub() {
-	c.Client.Cancel("authorize_github")
+	c.Client.Cancel(urlmoderequired.AuthorizeGithubElicitationName)
 }
 
 // AcceptPay makes the client accept elicitation pay (URL mode: the user agrees to open the
 // URL) whenever the server asks it, from now on.
 func (c *Client) AcceptPay() {
-	c.Client.Accept("pay", nil)
+	c.Client.Accept(urlmoderequired.PayElicitationName, nil)
 }
 
 // DeclinePay makes the client decline elicitation pay whenever the server asks it, from now
 // on.
 func (c *Client) DeclinePay() {
-	c.Client.Decline("pay")
+	c.Client.Decline(urlmoderequired.PayElicitationName)
 }
 
 // CancelPay makes the client cancel (dismiss) elicitation pay whenever the server asks it,
 // from now on.
 func (c *Client) CancelPay() {
-	c.Client.Cancel("pay")
+	c.Client.Cancel(urlmoderequired.PayElicitationName)
 }

@@ -41,13 +41,13 @@ func Run(t *testing.T, newServer func(t *testing.T) *runtime.Server, body func(t
 
 // forms are the elicitations of package urlmode as the server sends them.
 var forms = []mcptest.Form{
-	{Name: "login", Mode: "url"},
+	{Name: urlmode.LoginElicitationName, Mode: "url"},
 }
 
 // ConnectAccount calls tool connect_account and returns its content; an isError result is also
 // a *mcptest.ToolError. Its handler may ask login (AcceptLogin, DeclineLogin or CancelLogin).
 func (c *Client) ConnectAccount(ctx context.Context, in urlmode.ConnectAccountInput) (mcptest.Content, error) {
-	res, err := c.Client.CallTool(ctx, "connect_account", in)
+	res, err := c.Client.CallTool(ctx, urlmode.ConnectAccountToolName, in)
 	if err != nil {
 		return nil, err
 	}
@@ -57,17 +57,17 @@ func (c *Client) ConnectAccount(ctx context.Context, in urlmode.ConnectAccountIn
 // AcceptLogin makes the client accept elicitation login (URL mode: the user agrees to open the
 // URL) whenever the server asks it, from now on.
 func (c *Client) AcceptLogin() {
-	c.Client.Accept("login", nil)
+	c.Client.Accept(urlmode.LoginElicitationName, nil)
 }
 
 // DeclineLogin makes the client decline elicitation login whenever the server asks it, from
 // now on.
 func (c *Client) DeclineLogin() {
-	c.Client.Decline("login")
+	c.Client.Decline(urlmode.LoginElicitationName)
 }
 
 // CancelLogin makes the client cancel (dismiss) elicitation login whenever the server asks it,
 // from now on.
 func (c *Client) CancelLogin() {
-	c.Client.Cancel("login")
+	c.Client.Cancel(urlmode.LoginElicitationName)
 }
