@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Fuzzes every fuzz target of the main module, starting from its seed
 # corpus and testdata/fuzz (which `go test` already runs as ordinary tests):
-# the targets whose code changed for FUZZTIME_CHANGED (default 30s), the
+# the targets whose code changed for FUZZTIME_CHANGED (default 20s), the
 # rest briefly, for FUZZTIME (default 4s, one worker). Prints one line per
 # target: its time, the inputs it ran and the new ones it found.
 #
 # What changed is what differs from FUZZ_BASE (default main, when there is
 # such a branch): the commits since the merge base with it, and what is not
-# committed yet. A target changed when a package it is built from (its own
-# or one of the module it imports) has a changed file, or its
-# testdata/fuzz does. FUZZ_BASE= (empty) treats every target as unchanged;
+# committed yet. A target changed when its package, or a package of this
+# module that the package imports (the code under test, not what only its
+# tests import), has a changed file, or its testdata/fuzz does. FUZZ_BASE= (empty) treats every target as unchanged;
 # FUZZ_BASE=all as changed. On main, nothing has changed: every target runs
 # briefly.
 #
@@ -29,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-changed_time=${FUZZTIME_CHANGED:-30s}
+changed_time=${FUZZTIME_CHANGED:-20s}
 brief_time=${FUZZTIME:-4s}
 base=${FUZZ_BASE-main}
 module=$(go list -m)
@@ -59,12 +59,13 @@ changed_dirs() {
 	} | while read -r f; do dirname "$f"; done | sort -u
 }
 
-# deps_changed PKG: whether a package PKG is built from, or its testdata/fuzz, changed.
+# deps_changed PKG DIRS: whether PKG, a module package it imports, or its
+# testdata/fuzz has a file in one of DIRS.
 deps_changed() {
 	local pkg=$1 dirs=$2 d
 	[ -n "$dirs" ] || return 1
 	[ "$dirs" = "*" ] && return 0
-	for d in $(go list -deps -test -f '{{if not .Standard}}{{.Dir}}{{end}}' "$pkg" | sort -u) "$root/${pkg#./}/testdata/fuzz"; do
+	for d in $(go list -deps -f '{{if not .Standard}}{{.Dir}}{{end}}' "$pkg") "$root/${pkg#./}/testdata/fuzz"; do
 		d=${d#"$root"/}
 		while IFS= read -r c; do
 			case "$c" in "$d" | "$d"/*) return 0 ;; esac

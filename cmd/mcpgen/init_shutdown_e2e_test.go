@@ -104,7 +104,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, exited chan struct{}, sent time.Time,
 // checkShutdownLog: the log says what the shutdown did.
 func checkShutdownLog(t *testing.T, logs string) {
 	t.Helper()
-	for _, want := range []string{"shutting down", "questions to clients ended=1", "shut down"} {
+	for _, want := range []string{"shutting down", `"questions to clients ended"=1`, "shut down"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("the server's log does not say %q of its shutdown:\n%s", want, logs)
 		}
