@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # MCP Apps end to end, in a real browser, and the official example's port.
 #
+#  0. bundle.mjs --check: the host page's script that mcpgen embeds
+#     (cmd/mcpgen/apphost/host.bundle.js) is what host.js and
+#     package-lock.json build.
 #  1. Scaffolds a project with `mcpgen init --app` (this checkout's mcpgen),
-#     generates and builds it, and serves it on 127.0.0.1.
+#     generates and builds it, serves it on 127.0.0.1, and starts
+#     `mcpgen preview` for it.
 #  2. browser.mjs: headless Chromium (Debian's chromium, driven by
-#     playwright-core) loads a host page built on the ext-apps AppBridge and
-#     the TypeScript client SDK, which calls show_notes, reads its ui:// page
-#     and renders it in a sandboxed iframe; the test reads the page's DOM, has
+#     playwright-core) loads the preview's host page (the ext-apps AppBridge
+#     and the TypeScript client SDK), which lists the tools with pages,
+#     refuses bad arguments, calls show_notes, reads its ui:// page and
+#     renders it in a sandboxed iframe; the test reads the page's DOM, has
 #     the page call open_note (app-only) through the host, for a 2025-11-25
-#     session and for 2026-07-28. Screenshots go to apptest/artifacts/.
+#     session and for 2026-07-28. Screenshots go to apptest/artifacts/. Then
+#     the preview must stop on an interrupt, promptly and cleanly.
 #  3. port.mjs: @modelcontextprotocol/server-basic-vanillajs and its mcpgen
 #     port (examples/apps-basic) over stdio: their lists agree.
 #
@@ -22,11 +28,12 @@ root=$(dirname "$here")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-apptest.XXXXXX")
 server_pid=
+preview_pid=
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
+	for pid in $preview_pid $server_pid; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -53,7 +60,11 @@ v22.*) ;;
 	;;
 esac
 
-# --- 1. the scaffolded server ------------------------------------------------
+status=0
+step "the preview's host page bundle is up to date"
+"$node" "$here/bundle.mjs" --check || status=1
+
+# --- 1. the scaffolded server and the preview --------------------------------
 step "mcpgen init --app, go generate, go build"
 (cd "$root" && go build -o "$work/mcpgen" ./cmd/mcpgen)
 "$work/mcpgen" init --app "$work/notes" >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; exit 1; }
@@ -76,13 +87,46 @@ if [ -z "$ready" ]; then
 	exit 1
 fi
 
-status=0
+step "mcpgen preview http://127.0.0.1:$port/mcp"
+"$work/mcpgen" preview --addr 127.0.0.1:0 "http://127.0.0.1:$port/mcp" >"$work/preview.out" 2>"$work/preview.log" &
+preview_pid=$!
+host=
+for _ in $(seq 1 300); do # up to 30 s: its first line is the page's URL
+	host=$(head -n 1 "$work/preview.out")
+	[ -n "$host" ] && break
+	kill -0 "$preview_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$host" ]; then
+	echo "apptest: mcpgen preview did not start" >&2
+	cat "$work/preview.log" >&2
+	exit 1
+fi
+sed 's/^/    preview: /' "$work/preview.log" >&2
+
 # --- 2. the browser ------------------------------------------------------------
-step "headless Chromium against http://127.0.0.1:$port/mcp"
-timeout 180 "$node" "$here/browser.mjs" --mcp "http://127.0.0.1:$port/mcp" --out "$here/artifacts" || status=1
-if [ "$status" -ne 0 ]; then
+step "headless Chromium: $host, the preview of http://127.0.0.1:$port/mcp"
+browser=0
+timeout 180 "$node" "$here/browser.mjs" --mcp "http://127.0.0.1:$port/mcp" --host "$host" --out "$here/artifacts" || browser=1
+# Ctrl-C stops the preview at once, though the page's event stream is open.
+stop_start=$(date +%s%N)
+kill -INT "$preview_pid" 2>/dev/null || true
+preview_status=0
+wait "$preview_pid" || preview_status=$?
+preview_pid=
+stop_ms=$((($(date +%s%N) - stop_start) / 1000000))
+if [ "$preview_status" -eq 0 ] && [ "$stop_ms" -lt 3000 ] && grep -q "mcpgen preview: stopped" "$work/preview.log"; then
+	echo "ok   mcpgen preview stopped on an interrupt, exit 0, in ${stop_ms}ms"
+else
+	echo "FAIL mcpgen preview on an interrupt: exit $preview_status after ${stop_ms}ms"
+	browser=1
+fi
+if [ "$browser" -ne 0 ]; then
+	status=1
 	echo "--- server log (last 40 lines)"
 	tail -n 40 "$work/server.log" || true
+	echo "--- preview log (last 40 lines)"
+	tail -n 40 "$work/preview.log" || true
 fi
 
 # --- 3. the port of the official example ---------------------------------------

@@ -92,6 +92,8 @@ func (sess *session) outbound(ctx context.Context, snd *requestScopedSender, par
 	var cause error
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
+	sess.waiting.Add(1)
+	defer sess.waiting.Add(-1)
 	select {
 	case a := <-answers:
 		return answered(a)

@@ -23,6 +23,7 @@ type session struct {
 	lastSeen atomic.Int64 // unix nanoseconds of the last request
 	openedAt atomic.Int64 // unix nanoseconds of its SessionOpened event; 0 when none is owed a SessionClosed
 	kept     atomic.Int64 // unix nanoseconds when a shared store last restarted its idle expiry
+	waiting  atomic.Int64 // questions to the client that wait for its answer
 
 	mu          sync.Mutex
 	state       SessionState

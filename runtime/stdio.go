@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,6 +37,7 @@ func (t *stdioTransport) serve(ctx context.Context, r io.Reader, w io.Writer) er
 	var handlers sync.WaitGroup
 	c := &stdioConn{t: t, sess: sess, out: out, handlers: &handlers}
 	var err error
+	var stopping time.Time // when ctx ended, if it did
 loop:
 	for {
 		select {
@@ -50,6 +52,9 @@ loop:
 		case <-ctx.Done():
 			// The server stops: like EOF, but the questions end for that reason.
 			sess.inputEnd = ErrShuttingDown
+			stopping = time.Now()
+			t.sessions.logger.Info("stdio: shutting down", slog.Int64("calls running", c.running.Load()),
+				slog.Int64("questions to clients ended", sess.waiting.Load()))
 			break loop
 		case werr := <-writerDone:
 			sess.cancel()
@@ -70,6 +75,9 @@ loop:
 		timer := time.NewTimer(stdioDrain)
 		select {
 		case <-drained:
+			if !stopping.IsZero() {
+				t.sessions.logger.Info("stdio: shut down: every call finished", slog.Duration("took", time.Since(stopping).Round(time.Millisecond)))
+			}
 		case <-timer.C:
 			t.sessions.logger.Warn("stdio: calls still running after the drain were cancelled", slog.Duration("waited", stdioDrain))
 		}
@@ -105,7 +113,8 @@ type stdioConn struct {
 	sess     *session
 	out      *stream
 	handlers *sync.WaitGroup
-	legacy   bool // an initialize was seen: no more 2026-07-28 routing
+	running  atomic.Int64 // calls in handlers, for the shutdown's log
+	legacy   bool         // an initialize was seen: no more 2026-07-28 routing
 }
 
 // handle serves one line: it decodes the envelope, picks the era (a
@@ -137,8 +146,10 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		case m.isRequest():
 			c.out.owe(1)
 			c.handlers.Add(1)
+			c.running.Add(1)
 			go func() {
 				defer c.handlers.Done()
+				defer c.running.Add(-1)
 				t.legacy.serve(context.WithoutCancel(ctx), sess, m, c.out, nil)
 			}()
 		case m.isNotification():
@@ -184,8 +195,10 @@ func (c *stdioConn) serveModern(m *message) {
 		}
 	}
 	c.handlers.Add(1)
+	c.running.Add(1)
 	go func() {
 		defer c.handlers.Done()
+		defer c.running.Add(-1)
 		defer cancel(nil)
 		c.t.d.calls.hold() // until its answer is written
 		defer c.t.d.calls.done()

@@ -28,7 +28,8 @@ import (
 )
 
 // TestInitNamedAuthRedisEndToEnd is the "done when": init --name
-// tickets --auth --redis, the README's token and calls, two replicas.
+// tickets --auth --redis, the README's token and calls, two replicas, and
+// Ctrl-C during a question (init_shutdown_e2e_test.go).
 func TestInitNamedAuthRedisEndToEnd(t *testing.T) {
 	redisServer, err := exec.LookPath("redis-server")
 	if err != nil && !testing.Short() {
@@ -73,6 +74,7 @@ func TestInitNamedAuthRedisEndToEnd(t *testing.T) {
 
 	t.Run("README", func(t *testing.T) { testReadmeAuthWalkthrough(t, dir, string(readme)) })
 	t.Run("replicas", func(t *testing.T) { testReplicasOnRedis(t, dir, bin, redisServer) })
+	t.Run("Ctrl-C", func(t *testing.T) { testCtrlC(t, dir, bin, redisServer) })
 }
 
 // freeAddr is a loopback address no one listens on now.

@@ -83,7 +83,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newGenerateCmd(stdout, stderr), newVersionCmd(stdout), newInitCmd(stdin, stdout, stderr), newDemoCmd(stdin, stdout, stderr), newServerJSONCmd(stdout, stderr))
+	root.AddCommand(newGenerateCmd(stdout, stderr), newVersionCmd(stdout), newInitCmd(stdin, stdout, stderr), newDemoCmd(stdin, stdout, stderr),
+		newServerJSONCmd(stdout, stderr), newPreviewCmd(stdout, stderr))
 	return root
 }
 
