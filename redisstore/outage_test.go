@@ -415,6 +415,17 @@ func redisOutage(t *testing.T, persist bool) {
 	waitUntil(ctx, t, "30 calls with Redis back", func() bool { return l.successesSince(back) >= 30 })
 	t.Logf("Redis down %v; 30 calls succeeded %v after it came back", back.Sub(down).Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
 	l.finish(t)
+	// Each replica serves again on its own: its Redis client redials about
+	// once a second after as many dial failures as its pool has
+	// connections, so a replica may take a second longer than the others.
+	for i, url := range c.urls {
+		wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+		waitUntil(wctx, t, fmt.Sprintf("replica %d to serve a new session after Redis came back", i), func() bool {
+			return servesNewSession(wctx, c, url)
+		})
+		wcancel()
+		t.Logf("replica %d served a new session %v after Redis came back", i, time.Since(back).Round(time.Millisecond))
+	}
 
 	// The idle sessions: lost with Redis's data (404 on every replica, so
 	// the client initializes again), kept with it.
@@ -429,6 +440,17 @@ func redisOutage(t *testing.T, persist bool) {
 			}
 		}
 	}
+}
+
+// servesNewSession reports whether the replica at url initializes a session.
+func servesNewSession(ctx context.Context, c *cluster, url string) bool {
+	s := &session{c: c}
+	m, resp, err := s.rpc(ctx, url, "initialize", map[string]any{
+		"protocolVersion": protocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "replica-test", "version": "1"},
+	})
+	return err == nil && m.Error == nil && resp.Header.Get("Mcp-Session-Id") != ""
 }
 
 // TestRedisPausedBoundsEveryCall: a Redis that stops answering (CLIENT
