@@ -167,6 +167,11 @@ func NoScopes(context.Context, *MethodRequest) (string, []string, error) { retur
 type MethodRequest struct {
 	// Method is the method's name.
 	Method string
+	// ID is the request's JSON-RPC id as the client sent it (nil in
+	// Authorize over HTTP, which runs before the request is framed): a
+	// Stream method tags its notifications with it, so that a client
+	// holding several streams on one connection (stdio) tells them apart.
+	ID json.RawMessage
 	// Params is the params object as the client sent it ({} when absent).
 	Params json.RawMessage
 	// ProtocolVersion is the request's protocol version: its legacy
@@ -490,7 +495,7 @@ func (d *dispatcher) methodRequest(ctx context.Context, msg *message, x era) *Me
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
-	r := &MethodRequest{Method: msg.Method, Params: params, Principal: PrincipalFromContext(ctx), auth: d.auth}
+	r := &MethodRequest{Method: msg.Method, ID: msg.ID, Params: params, Principal: PrincipalFromContext(ctx), auth: d.auth}
 	if x != nil {
 		r.ProtocolVersion, r.caps = x.version(), x.clientCapabilities()
 		r.SessionID, r.Caller, r.stateless = x.sessionID(), callerOf(ctx, x), x.kind() == modernEra

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -68,6 +69,7 @@ func (m Method) streamRow(ext string, r *methodRow) {
 		defer release()
 		req := d.methodRequest(ctx, rq.msg, rq.era)
 		req.Params = append([]byte(nil), req.Params...)
+		req.ID = append(json.RawMessage(nil), req.ID...)
 		req.call = func() *Call {
 			r, e := d.openMethodRound(ctx, rq, m)
 			if e != nil {

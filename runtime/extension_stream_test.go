@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,5 +112,47 @@ func TestStreamMethodsAreChecked(t *testing.T) {
 		if _, err := (Extension{ID: "x.example/s", Methods: []Method{m}}).compile(); err == nil {
 			t.Errorf("%s was accepted", m.Name)
 		}
+	}
+}
+
+// TestStreamKnowsItsRequestID: a Stream method learns its request's
+// JSON-RPC id (MethodRequest.ID), as the client sent it, so that it can
+// tag its notifications: over stdio two streams share one stdout, and
+// the client tells their notifications apart only by that tag.
+func TestStreamKnowsItsRequestID(t *testing.T) {
+	leakCheck(t)
+	s := NewServer(Options{})
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.AddExtension(Extension{ID: "x.example/tag", Methods: []Method{{Name: "x/tag", Authorize: NoScopes,
+		Stream: func(ctx context.Context, req *MethodRequest, st *Stream) (*MethodResult, error) {
+			if err := st.Send(ctx, "notifications/x/tag", map[string]json.RawMessage{"id": req.ID}); err != nil {
+				return nil, err
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}}}); err != nil {
+		t.Fatal(err)
+	}
+	p := startStdio(t, s)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	seen := map[string]bool{}
+	for _, id := range []string{`"a-1"`, `7`} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"x/tag"}`)
+		m := p.recv()
+		var got struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if m.Method != "notifications/x/tag" || json.Unmarshal(m.Params, &got) != nil {
+			t.Fatalf("stream %s: %+v", id, m)
+		}
+		seen[string(got.ID)] = true
+	}
+	if !seen[`"a-1"`] || !seen[`7`] {
+		t.Errorf("the streams' notifications carry %v, not their request ids", seen)
+	}
+	for _, id := range []string{`"a-1"`, `7`} {
+		p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`)
 	}
 }
