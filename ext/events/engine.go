@@ -2,6 +2,8 @@ package events
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -60,6 +62,28 @@ type Caller struct {
 	Allowed func(scopes []string) bool
 	// Filtered hides, in events/list, the types the caller may not use.
 	Filtered bool
+	// Key is who the request is charged to when it has no principal
+	// (runtime.MethodRequest.Caller: its client's address, or its stdio
+	// connection): unauthenticated callers then hold poll leases and push
+	// streams of their own, each its CallerShare, instead of one share
+	// for all of them. A principal, when there is one, is the key.
+	Key string
+}
+
+// key is the caller's key in the engine's shares and in the ids of its
+// poll and push subscriptions: its principal's digest, else a digest of
+// Key, else "" (everyone without either shares one).
+func (c *Caller) key() string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Principal != nil:
+		return principalKey(c.Principal)
+	case c.Key != "":
+		sum := sha256.Sum256([]byte("caller\x00" + c.Key))
+		return "c:" + base64.RawURLEncoding.EncodeToString(sum[:16])
+	}
+	return ""
 }
 
 func (c *Caller) allowed(scopes []string) bool {
@@ -218,10 +242,13 @@ func (e *Engine) List(ctx context.Context, c *Caller, p ListParams) (*ListResult
 	e.mu.Unlock()
 	start := 0
 	if p.Cursor != "" {
-		start = sort.Search(len(visible), func(i int) bool { return visible[i].Name > p.Cursor })
-		if start == len(visible) && (len(visible) == 0 || p.Cursor < visible[0].Name) {
+		// A cursor is the last name of the page before (types are never
+		// removed): anything else was not issued to this caller.
+		i := sort.Search(len(visible), func(i int) bool { return visible[i].Name >= p.Cursor })
+		if i == len(visible) || visible[i].Name != p.Cursor {
 			return nil, invalidParams("the list cursor %q is not one this server issued", p.Cursor)
 		}
+		start = i + 1
 	}
 	res := &ListResult{Events: []Descriptor{}}
 	for _, t := range visible[start:min(len(visible), start+pageSize)] {

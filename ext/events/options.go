@@ -43,11 +43,12 @@ type Options struct {
 	// hold its CallerShare.
 	MaxSubscriptionBytes int64
 	// MaxStreams bounds the push streams this process holds open; 0 means
-	// 10,000. Each principal (without Auth: everyone together) may hold its
+	// 10,000. Each caller (its principal, else Caller.Key) may hold its
 	// CallerShare.
 	MaxStreams int
 	// MaxPollLeases bounds the (principal, type, arguments) poll leases this
-	// process tracks; 0 means 10,000, each principal its CallerShare.
+	// process tracks; 0 means 10,000, each caller (its principal, else
+	// Caller.Key) its CallerShare.
 	MaxPollLeases int
 	// CallerShare is the part of each bound one principal may hold; 0
 	// means 0.1 (at least one).

@@ -112,7 +112,7 @@ scan:
 // lease finds or opens the poll lease of (principal, type, arguments): a
 // new one is held to the bounds, then to the Subscribe hook.
 func (e *Engine) lease(ctx context.Context, t *eventType, c *Caller, args []byte) (*Subscription, error) {
-	pk := principalKey(c.principal())
+	pk := c.key()
 	id := subscriptionID(pk, "", t.Name, args)
 	now := e.o.Now()
 	e.mu.Lock()
@@ -140,7 +140,7 @@ func (e *Engine) lease(ctx context.Context, t *eventType, c *Caller, args []byte
 		case int64(e.pleases[pk]) >= share:
 			e.mu.Unlock()
 			return nil, e.codes.exhausted("subscriptions", "MaxPollLeases", share,
-				fmt.Sprintf("this principal polls %d subscriptions already, its share of MaxPollLeases", share))
+				fmt.Sprintf("this caller polls %d subscriptions already, its share of MaxPollLeases", share))
 		}
 		l = &pollLease{t: t, pk: pk, sub: &Subscription{ID: id, Name: t.Name, Mode: ModePoll, Principal: c.principal(), Arguments: args}}
 		e.leases[id] = l

@@ -157,7 +157,7 @@ func (e *Engine) OpenStream(ctx context.Context, c *Caller, id json.RawMessage, 
 	if p.MaxAgeMs != nil && *p.MaxAgeMs < 0 {
 		return nil, invalidParams("maxAgeMs must not be negative")
 	}
-	pk := principalKey(c.principal())
+	pk := c.key()
 	if err := e.holdStream(pk); err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (e *Engine) holdStream(pk string) error {
 	case int64(e.nstreams) >= total:
 		return e.codes.exhausted("subscriptions", "MaxStreams", total, fmt.Sprintf("this server holds %d push streams already (MaxStreams)", total))
 	case int64(e.streams[pk]) >= share:
-		return e.codes.exhausted("subscriptions", "MaxStreams", share, fmt.Sprintf("this principal holds %d push streams already, its share of MaxStreams", share))
+		return e.codes.exhausted("subscriptions", "MaxStreams", share, fmt.Sprintf("this caller holds %d push streams already, its share of MaxStreams", share))
 	}
 	e.nstreams++
 	e.streams[pk]++
