@@ -1,5 +1,6 @@
 // Package generator turns MCP definitions (tools, elicitation forms,
-// prompts, resources, resource templates, MCP Apps pages, skill folders)
+// prompts, resources, resource templates, MCP Apps pages, skill folders,
+// event types)
 // into typed Go. [Generate] is a pure function from a [Config] to the
 // package's files as a map of name to bytes; the CLI, --check and the
 // golden tests all use it, and [ReadPaths] reads what mcpgen generate is
@@ -43,19 +44,19 @@
 //     the schema-to-type mapper types.go, types_struct.go, types_enum.go,
 //     types_choice.go, types_union.go, and each kind's build step:
 //     elicit_build.go, tool_build.go, feature_build.go, page_build.go,
-//     skill_build.go.
+//     skill_build.go, event_build.go.
 //   - load: load_context.go, schema_check.go, schema_satisfiable.go, meta_strip.go, scopes.go,
 //     output_schema.go, and each kind's loader: elicit_load.go,
 //     elicit_subset.go, tool_load.go, tool_ui_load.go, feature_load.go,
 //     resource_file.go, page_load.go, skill_input.go, skill_load.go,
-//     skill_frontmatter.go, skill_mime.go, skill_options.go.
+//     skill_frontmatter.go, skill_mime.go, skill_options.go, event_load.go.
 //   - ir: ir.go (Go types), and each kind's IR: elicit_ir.go, tool_ir.go,
-//     feature_ir.go, page_ir.go, skill_ir.go.
+//     feature_ir.go, page_ir.go, skill_ir.go, event_ir.go.
 //   - emit: emit_file.go, emit_types.go, emit_handles.go (call handles),
 //     the package emitter emit_package.go, emit_handler.go,
 //     emit_testclient.go, and each kind's emitter: elicit_emit.go,
 //     elicit_url_emit.go, tool_emit.go, feature_emit.go,
-//     template_uri_emit.go, page_emit.go, skill_emit.go.
+//     template_uri_emit.go, page_emit.go, skill_emit.go, event_emit.go.
 //   - seam: part.go (the part interface and packageCode).
 //   - shared: diag.go, inputs.go, limits.go (Limits), names.go, doc_comments.go,
 //     json_values.go, meta_keys.go, mcp_apps.go, feature_type.go.

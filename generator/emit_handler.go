@@ -25,14 +25,26 @@ func emitHandler(pc *packageCode) *jen.File {
 			ig.Id(m.name).Params(m.params...).Params(m.result...)
 		}
 	})
-	f.Add(comment("UnimplementedHandler answers every method of Handler with an error saying it is not implemented."))
+	unimpl := "UnimplementedHandler answers every method of Handler with an error saying it is not implemented."
+	for _, m := range pc.methods {
+		if m.byDefault != "" {
+			unimpl = "UnimplementedHandler answers the methods of Handler with an error saying they are not implemented, " +
+				"except those whose doc below says what they answer."
+			break
+		}
+	}
+	f.Add(comment(unimpl))
 	f.Type().Id("UnimplementedHandler").Struct()
 	for _, m := range pc.methods {
 		zero := m.zero
 		if zero == nil {
 			zero = jen.Nil()
 		}
-		f.Comment(commentSafe(fmt.Sprintf("// %s reports that %s is not implemented.", m.name, m.what)))
+		if m.byDefault != "" {
+			f.Add(comment(m.byDefault))
+		} else {
+			f.Comment(commentSafe(fmt.Sprintf("// %s reports that %s is not implemented.", m.name, m.what)))
+		}
 		f.Func().Params(jen.Id("UnimplementedHandler")).Id(m.name).Params(m.anon...).Params(m.result...).Block(
 			jen.Return(zero, m.notImplemented),
 		)

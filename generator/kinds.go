@@ -13,5 +13,6 @@ func inputKinds() []inputKind {
 		&featureKind{},
 		&pageKind{},
 		&skillKind{},
+		&eventKind{},
 	}
 }

@@ -29,16 +29,16 @@ var stages = map[string][]string{
 	// Model -> IR: the kinds' build steps, the contexts they share, the
 	// schema-to-Go-type mapper.
 	"build": {"input_kind.go", "build_context.go", "types.go", "types_choice.go", "types_enum.go", "types_struct.go", "types_union.go",
-		"elicit_build.go", "tool_build.go", "feature_build.go", "page_build.go", "skill_build.go"},
+		"elicit_build.go", "tool_build.go", "feature_build.go", "page_build.go", "skill_build.go", "event_build.go"},
 	// Reading and checking the inputs into the load model.
 	"load": {"load_context.go", "schema_check.go", "schema_satisfiable.go", "meta_strip.go", "scopes.go", "output_schema.go",
 		"elicit_load.go", "elicit_subset.go", "tool_load.go", "tool_ui_load.go", "feature_load.go", "resource_file.go", "page_load.go",
-		"skill_input.go", "skill_load.go", "skill_frontmatter.go", "skill_mime.go", "skill_options.go"},
+		"skill_input.go", "skill_load.go", "skill_frontmatter.go", "skill_mime.go", "skill_options.go", "event_load.go"},
 	// The IR: self-contained, what emit reads.
-	"ir": {"ir.go", "elicit_ir.go", "tool_ir.go", "feature_ir.go", "page_ir.go", "skill_ir.go"},
+	"ir": {"ir.go", "elicit_ir.go", "tool_ir.go", "feature_ir.go", "page_ir.go", "skill_ir.go", "event_ir.go"},
 	// IR -> Go code with jennifer: each kind's emitter and the package's.
 	"emit": {"emit_file.go", "emit_types.go", "emit_handles.go", "emit_package.go", "emit_handler.go", "emit_testclient.go",
-		"elicit_emit.go", "elicit_url_emit.go", "tool_emit.go", "feature_emit.go", "template_uri_emit.go", "page_emit.go", "skill_emit.go"},
+		"elicit_emit.go", "elicit_url_emit.go", "tool_emit.go", "feature_emit.go", "template_uri_emit.go", "page_emit.go", "skill_emit.go", "event_emit.go"},
 	// The contract between the parts and the package emitter.
 	"seam": {"part.go"},
 	// Words every stage uses: diagnostics, the public input types, Go

@@ -11,10 +11,11 @@ import (
 // removed: every _meta key starting with mcpgen.dev/ (and _meta itself when
 // nothing else is left in it), and the name overrides (x-go-name,
 // x-go-field-name, x-go-enum-names) wherever they stand as keywords of the
-// inputSchema or outputSchema. Clients never see them.
+// inputSchema, outputSchema or an event type's payloadSchema. Clients
+// never see them.
 func stripMeta(doc *jsontree.Doc, tool *jsontree.Node) []byte {
 	var edits []edit
-	for _, k := range []string{"inputSchema", "outputSchema"} {
+	for _, k := range []string{"inputSchema", "outputSchema", "payloadSchema"} {
 		edits = append(edits, overrideEdits(tool.Get(k))...)
 	}
 	var meta *jsontree.Node

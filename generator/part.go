@@ -59,6 +59,10 @@ type handlerMethod struct {
 	notImplemented jen.Code
 	// zero is the first result UnimplementedHandler returns; nil is nil.
 	zero jen.Code
+	// byDefault, when set, is UnimplementedHandler's doc of a method whose
+	// default is an answer, not an error (an event type's subscriptions
+	// are accepted as asked): anon then names the parameters zero returns.
+	byDefault string
 }
 
 // registration is one value Register adds to the server, with

@@ -78,6 +78,23 @@ func Ensure(s *runtime.Server, opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// Register serves types on s: on the Engine s serves, or on a new one
+// with the zero Options (Ensure). The generated Register of a package with
+// event types calls it; a type already served (a second Register of the
+// same package) is an error.
+func Register(s *runtime.Server, types ...EventType) error {
+	e, err := Ensure(s, Options{})
+	if err != nil {
+		return err
+	}
+	for _, t := range types {
+		if err := e.Add(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // extension is the engine as the seam takes it.
 func (e *Engine) extension() runtime.Extension {
 	scoped := func(ctx context.Context, req *runtime.MethodRequest) (string, []string, error) {
