@@ -88,6 +88,7 @@ var optional = map[string]func(Data) bool{
 	"project/pkg/schemas/confirm_delete.json": examples,
 	"project/pkg/schemas/summarize_note.json": examples,
 	"project/pkg/schemas/note.json":           examples,
+	"project/pkg/schemas/note_added.json":     examples,
 	"project/pkg/skills":                      examples,
 }
 

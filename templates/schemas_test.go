@@ -37,7 +37,7 @@ func TestExampleSchemasGenerateCleanly(t *testing.T) {
 		got = append(got, name)
 	}
 	sort.Strings(got)
-	want := "mcpgen_add_note_tool.go mcpgen_confirm_delete_elicitation.go mcpgen_delete_note_tool.go mcpgen_handler.go mcpgen_list_notes_tool.go mcpgen_note_taking_skill.go mcpgen_note_template.go mcpgen_summarize_note_prompt.go"
+	want := "mcpgen_add_note_tool.go mcpgen_confirm_delete_elicitation.go mcpgen_delete_note_tool.go mcpgen_handler.go mcpgen_list_notes_tool.go mcpgen_note_added_event.go mcpgen_note_taking_skill.go mcpgen_note_template.go mcpgen_package_events.go mcpgen_summarize_note_prompt.go"
 	if strings.Join(got, " ") != want {
 		t.Errorf("generated files:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}

@@ -17,7 +17,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		"README.md": true, "main.go": true, "notes/schemas.go": true, "notes/tools.go": true,
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
-		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,
+		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true, "notes/schemas/note_added.json": true,
 		"notes/skills/note-taking/SKILL.md": true, "notes/skills/note-taking/references/style.md": true,
 		"notes/tools_test.go": true,
 	}

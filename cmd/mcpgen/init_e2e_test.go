@@ -174,6 +174,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 
 	t.Run("HTTP", func(t *testing.T) { testHTTPElicitation(t, bin) })
 	t.Run("stdio", func(t *testing.T) { testStdioElicitation(t, bin) })
+	t.Run("events", func(t *testing.T) { testHTTPEvents(t, bin) })
 	t.Run("tests", func(t *testing.T) { testScaffoldTests(t, dir) })
 	t.Run("regenerate", func(t *testing.T) { testRegenerate(t, dir) })
 }
