@@ -28,11 +28,13 @@ const boundsPage = "docs/bounds.md"
 // defaults their doc comments state (and says so when a negative value
 // disables one), and every field whose doc states a default has a row.
 func TestBoundsPageAgreesWithOptions(t *testing.T) {
-	for _, table := range []struct{ dir, heading string }{
-		{"runtime", "runtime.Options"},
-		{"ext/tasks", "tasks.Options"},
+	for _, table := range []struct{ dir, typ, heading string }{
+		{"runtime", "Options", "runtime.Options"},
+		{"ext/tasks", "Options", "tasks.Options"},
+		{"ext/events", "Options", "events.Options"},
+		{"ext/events", "WebhookOptions", "events.WebhookOptions"},
 	} {
-		fields, err := optionDefaults(repoPath(table.dir))
+		fields, err := structDefaults(repoPath(table.dir), table.typ)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,9 +29,9 @@ type Options struct {
 	// MaxRetained is how many events a type's log keeps, unless the type
 	// says otherwise; 0 means 10,000.
 	MaxRetained int
-	// MaxEventBytes bounds one event's data (and each transformed copy); 0
-	// means 256 KiB, the webhook body size SEP-3415 asks servers to keep
-	// within. A larger payload fails its Emit.
+	// MaxEventBytes bounds one event's data (and each transformed copy),
+	// within the webhook body size SEP-3415 asks servers to keep to; 0 means
+	// 256 KiB. A larger payload fails its Emit.
 	MaxEventBytes int
 
 	// MaxSubscriptions bounds webhook subscriptions in all (across replicas,
@@ -133,11 +133,12 @@ type WebhookOptions struct {
 	// PollEvery is how often this process looks for deliveries queued by
 	// others or due for retry; 0 means 500ms.
 	PollEvery time.Duration
-	// SuspendWindow, SuspendMinAttempts and SuspendFailureRate: a
-	// subscription whose deliveries failed SuspendFailureRate of at least
-	// SuspendMinAttempts attempts within SuspendWindow is suspended until
-	// its next refresh (and reported: deliveryStatus.active false, a log
-	// line, OnSuspend). Defaults 1h, 100 and 0.95 (SEP-3415's example).
+	// A subscription whose deliveries failed (at least) a rate of the
+	// attempts within a window, once it made a minimum of attempts there, is
+	// suspended until its next refresh (and reported: deliveryStatus.active
+	// false, a log line, OnSuspend). The defaults are the SEP's example:
+	// SuspendWindow, SuspendMinAttempts and SuspendFailureRate 0 means 1h,
+	// 100 and 0.95.
 	SuspendWindow      time.Duration
 	SuspendMinAttempts int
 	SuspendFailureRate float64
