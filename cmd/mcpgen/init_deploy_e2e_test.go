@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -341,6 +342,28 @@ func testReplicasOnRedis(t *testing.T, dir, bin, redisServer string) {
 	}
 	if r := decodeResult(t, stream.untilID(t, "2")); r.IsError || !strings.Contains(r.text(), `Deleted "welcome"`) {
 		t.Errorf("delete_note, asked on A and answered on B: %+v", r)
+	}
+
+	// A note added on A is an event that a poll served by B gets, from a
+	// cursor B issued: the event log is in Redis.
+	rpc := func(addr, id, method, params string) *rpcMessage {
+		t.Helper()
+		resp := post(addr, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+		defer resp.Body.Close()
+		m := newMessages(t, resp).untilID(t, id)
+		if m.Error != nil {
+			t.Fatalf("%s on %s: %s", method, addr, m.Error)
+		}
+		return m
+	}
+	var first struct{ Cursor *string }
+	if err := json.Unmarshal(rpc(b, "3", "events/poll", `{"name":"note_added"}`).Result, &first); err != nil || first.Cursor == nil {
+		t.Fatalf("the first poll on B: %v %+v", err, first)
+	}
+	rpc(a, "4", "tools/call", `{"name":"add_note","arguments":{"title":"from A","body":"b"}}`)
+	cur, _ := json.Marshal(*first.Cursor)
+	if got := rpc(b, "5", "events/poll", `{"name":"note_added","cursor":`+string(cur)+`}`).Result; !bytes.Contains(got, []byte(`"title":"from A"`)) {
+		t.Errorf("the poll on B after add_note on A: %s", got)
 	}
 }
 
