@@ -380,3 +380,23 @@ func TestScopesAndOwnershipOverHTTP(t *testing.T) {
 	}
 	_ = http.StatusOK
 }
+
+// TestCallbacksToPrivateAddressesAreRefusedOverTheWire: without
+// AllowLoopbackCallbacks, a subscribe whose callback is loopback or the
+// metadata address is -32602, in both eras, and the message names no
+// address it resolved.
+func TestCallbacksToPrivateAddressesAreRefusedOverTheWire(t *testing.T) {
+	wiretest.NoLeaks(t)
+	srv, _ := servedEngine(t, scoped(false), Options{}, noteAdded())
+	url := serveHTTP(t, srv)
+	secret := newSecret(32)
+	for _, version := range []string{runtime.Version20251125, runtime.Version20260728} {
+		alice := httpPeer(t, url, version, "alice;")
+		for _, cb := range []string{"https://127.0.0.1:1/hook", "https://169.254.169.254/latest/meta-data", "http://example.com/hook"} {
+			m := alice.call(t, MethodSubscribe, map[string]any{"name": "note_added", "delivery": map[string]any{"url": cb, "secret": secret}})
+			if errCode(m) != runtime.CodeInvalidParams {
+				t.Errorf("%s: callback %s: %+v", version, cb, m.Error)
+			}
+		}
+	}
+}
