@@ -25,7 +25,16 @@ import (
 // params leave dst as it is. The error is always an *Error (nil when the
 // params decode).
 func DecodeParams(params json.RawMessage, dst any) error {
-	raw := trimSpace(params)
+	if e := decodeAt(params, dst, ""); e != nil {
+		return e
+	}
+	return nil
+}
+
+// decodeAt is DecodeParams for the member of params at pointer at ("" for
+// params itself): its errors name their place from params down.
+func decodeAt(raw json.RawMessage, dst any, at string) *Error {
+	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -34,7 +43,7 @@ func DecodeParams(params json.RawMessage, dst any) error {
 		return nil
 	}
 	if t := reflect.TypeOf(dst); t != nil && t.Kind() == reflect.Pointer {
-		if e := typeMismatch(raw, t.Elem(), ""); e != nil {
+		if e := typeMismatch(raw, t.Elem(), at); e != nil {
 			return e
 		}
 	}
@@ -47,7 +56,7 @@ func DecodeParams(params json.RawMessage, dst any) error {
 		// A value the walk below cannot judge (a number out of range, say):
 		// encoding/json's path has no indices, but it names the member.
 		got, _, _ := strings.Cut(te.Value, " ")
-		return invalidParams("/"+strings.ReplaceAll(te.Field, ".", "/"), "a value "+jsonTypeOf(te.Type)+" can hold", got)
+		return invalidParams(at+"/"+strings.ReplaceAll(te.Field, ".", "/"), "a value "+jsonTypeOf(te.Type)+" can hold", got)
 	}
 	return NewError(CodeInvalidParams, "invalid params: a member has a value of the wrong type or range")
 }
@@ -256,12 +265,8 @@ func pointerToken(key string) string {
 // to an input request, say): the same words, without "invalid params: ",
 // for a message that says which value it was.
 func decodeValue(raw json.RawMessage, dst any) error {
-	if err := DecodeParams(raw, dst); err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return errors.New(strings.TrimPrefix(e.Message, "invalid params: "))
-		}
-		return err
+	if e := decodeAt(raw, dst, ""); e != nil {
+		return errors.New(strings.TrimPrefix(e.Message, "invalid params: "))
 	}
 	return nil
 }

@@ -223,6 +223,18 @@ func TestWrongParamsInEveryMethod(t *testing.T) {
 			}
 		}
 	}
+	// 2025-11-25's task augmentation of tools/call (ext/tasks).
+	for _, p := range []map[string]any{
+		{"name": "slow", "arguments": map[string]any{}, "task": "soon"},
+		{"name": "slow", "arguments": map[string]any{}, "task": map[string]any{"ttl": "60000"}},
+	} {
+		m := conns["legacy"].Call(t, "tools/call", p)
+		checkError(t, "2025-11-25 HTTP tools/call "+toJSON(p), m, true)
+		if m.Error != nil && !namesAMember(m.Error.Message, map[string]any{"task": nil}) {
+			t.Errorf("tools/call %s: the message does not name task: %q", toJSON(p), m.Error.Message)
+		}
+		sent++
+	}
 	if sent < 100 {
 		t.Fatalf("only %d requests sent", sent)
 	}
