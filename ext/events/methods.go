@@ -155,39 +155,11 @@ func caller(req *runtime.MethodRequest) *Caller {
 	return &Caller{Principal: req.Principal, Allowed: req.Allowed, Filtered: req.Filtered(), Key: req.Caller}
 }
 
-// decodeParams decodes req's params into p; a member of the wrong type is
-// -32602 naming it.
+// decodeParams decodes req's params into p: a member of the wrong type is
+// -32602 naming it by its JSON Pointer, worded as every method's is
+// (runtime.DecodeParams).
 func decodeParams(req *runtime.MethodRequest, p any) error {
-	err := json.Unmarshal(req.Params, p)
-	if err == nil {
-		return nil
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return invalidParams("%s: params.%s must be %s, not %s", req.Method, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) || errors.As(err, &te) {
-		return invalidParams("%s: params must be a JSON object", req.Method)
-	}
-	return invalidParams("%s: params: %v", req.Method, err) // a member's own message (ttlMs)
-}
-
-// jsonKind names a Go kind the way a JSON client thinks of it.
-func jsonKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "struct", "map":
-		return "an object"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	case "ptr":
-		return "a value of another type"
-	}
-	return "a number"
+	return runtime.DecodeParams(req.Params, p)
 }
 
 func (e *Engine) serveList(ctx context.Context, req *runtime.MethodRequest) (*runtime.MethodResult, error) {

@@ -157,7 +157,7 @@ func TestEventsInEveryEraAndTransport(t *testing.T) {
 			if m := p.call(t, MethodPoll, map[string]any{"name": "note_added", "arguments": args, "cursor": string(forged)}); errCode(m) != runtime.CodeInvalidParams {
 				t.Errorf("a forged cursor: %+v %s", m.Error, m.Result)
 			}
-			if m := p.call(t, MethodPoll, map[string]any{"name": "note_added", "cursor": 7}); errCode(m) != runtime.CodeInvalidParams || !strings.Contains(m.Error.Message, "params.cursor") {
+			if m := p.call(t, MethodPoll, map[string]any{"name": "note_added", "cursor": 7}); errCode(m) != runtime.CodeInvalidParams || !strings.Contains(m.Error.Message, "/cursor") {
 				t.Errorf("a cursor that is no string: %+v", m.Error)
 			}
 
@@ -275,8 +275,8 @@ func TestParamsAreChecked(t *testing.T) {
 		code   int
 		says   string
 	}{
-		{MethodPoll, map[string]any{"name": 3}, runtime.CodeInvalidParams, "params.name"},
-		{MethodPoll, map[string]any{"name": "note_added", "maxEvents": "many"}, runtime.CodeInvalidParams, "params.maxEvents"},
+		{MethodPoll, map[string]any{"name": 3}, runtime.CodeInvalidParams, "/name"},
+		{MethodPoll, map[string]any{"name": "note_added", "maxEvents": "many"}, runtime.CodeInvalidParams, "/maxEvents"},
 		{MethodPoll, map[string]any{"name": "note_added", "arguments": []int{1}}, runtime.CodeInvalidParams, "arguments"},
 		{MethodPoll, map[string]any{"name": "note_added", "arguments": map[string]any{"prefix": 5}}, runtime.CodeInvalidParams, "inputSchema"},
 		{MethodPoll, map[string]any{"name": "nope"}, SEP3415Codes.NotFound, "nope"},

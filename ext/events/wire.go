@@ -3,7 +3,6 @@ package events
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -180,7 +179,7 @@ func (t *TTL) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if err := json.Unmarshal(b, &t.Ms); err != nil {
-		return fmt.Errorf("ttlMs must be an integer number of milliseconds or null")
+		return invalidParams("ttlMs must be an integer number of milliseconds or null")
 	}
 	return nil
 }
