@@ -17,7 +17,7 @@ import (
 // saying what the core does with it, so that none is dropped without a
 // word.
 func TestEveryClientNotificationIsDocumented(t *testing.T) {
-	for _, m := range []string{methodInitialized, methodCancelled, methodProgress, methodRootsListChanged} {
+	for _, m := range []string{methodInitialized, methodCancelled, methodProgress, methodRootsListChanged, methodTaskStatus} {
 		if coreNotifications[m] == "" {
 			t.Errorf("%s: the core does not say what it does with it", m)
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -98,6 +99,14 @@ type Options struct {
 	// context. Without a bound, a call whose client went away for good
 	// would wait, and keep its session from expiring, forever.
 	RequestTimeout time.Duration
+	// RootsChanged, when set, is told each time a legacy session's roots
+	// (Call.Roots) differ from the list the server held before: the first
+	// fetch after notifications/initialized, and each refetch after
+	// notifications/roots/list_changed that brings a different list. It runs
+	// on the replica that fetched them, in the fetch's goroutine (the next
+	// fetch of that session waits for it): keep it short. A panic is
+	// recovered and logged.
+	RootsChanged func(ctx context.Context, change RootsChange)
 	// ResumeWindow is how long a request's event stream may stay without a
 	// connection (the client dropped it) before it is given up: its buffered
 	// messages are dropped and its handler's sends fail instead of waiting
