@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -138,5 +139,20 @@ func TestHostNotifyReachesEveryClient(t *testing.T) {
 	}
 	if m := stdio.recv(); m.Method != "notifications/x/changed" || string(m.Params) != `{"n":7}` {
 		t.Errorf("stdio got %+v", m)
+	}
+}
+
+// TestClientNotificationsTableInDocs: docs/handlers.md lists each
+// notification the core documents, so that what the runtime does with it is
+// written where a server author looks.
+func TestClientNotificationsTableInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/handlers.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range coreNotifications {
+		if !bytes.Contains(doc, []byte("| `"+m+"` |")) {
+			t.Errorf("docs/handlers.md has no row for %s", m)
+		}
 	}
 }

@@ -131,7 +131,9 @@ type Options struct {
 	// MaxClientDataBytes bounds what a session stores of the client's
 	// initialize: clientInfo and capabilities, each. A larger clientInfo is
 	// stored as its name, version and title only; larger capabilities as
-	// the ones the runtime acts on. 0 means 8 KiB.
+	// the ones the runtime acts on. It bounds the roots a session keeps
+	// (Call.Roots) too: a larger list is not kept, and each call asks for
+	// it. 0 means 8 KiB.
 	MaxClientDataBytes int
 	// MaxGETStreams bounds the GET streams (standalone and resumed) and
 	// 2026-07-28 subscriptions/listen streams open at once in this process;
