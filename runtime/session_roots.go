@@ -93,14 +93,10 @@ func (sess *session) fetchRootsOnce(rc *rootsCache) {
 		sess.keepRoots(ctx, res.Roots)
 		return
 	}
-	if ctx.Err() != nil {
-		return // the session ended
-	}
-	// The list held (if any) is the one the client said changed: forget
-	// it, so that the next call asks on its own stream.
-	sess.table.logger.Info("fetching the client's roots failed; calls will ask for them", "session", sess.id, "error", err)
-	if err := sess.update(ctx, func(st *SessionState) { st.Roots, st.RootsKnown = nil, false }); err != nil {
-		sess.table.logger.Warn("saving the session", "session", sess.id, "error", err)
+	if ctx.Err() == nil {
+		// The list stays stale (a call asks on its own stream, and keeps
+		// what it hears).
+		sess.table.logger.Info("fetching the client's roots failed; calls will ask for them", "session", sess.id, "error", err)
 	}
 }
 
@@ -120,7 +116,7 @@ func (sess *session) keepRoots(ctx context.Context, list []Root) {
 	var known bool
 	err := sess.update(ctx, func(st *SessionState) {
 		prev, known = st.Roots, st.RootsKnown
-		st.Roots, st.RootsKnown = list, true
+		st.Roots, st.RootsKnown, st.RootsStale = list, true, false
 	})
 	if err != nil {
 		sess.table.logger.Warn("saving the client's roots", "session", sess.id, "error", err)
@@ -159,9 +155,9 @@ func (sess *session) roots(ctx context.Context, ask func(context.Context) ([]Roo
 		}
 	}
 	sess.mu.Lock()
-	list, known := sess.state.Roots, sess.state.RootsKnown
+	list, fresh := sess.state.Roots, sess.state.RootsKnown && !sess.state.RootsStale
 	sess.mu.Unlock()
-	if known {
+	if fresh {
 		return list, nil
 	}
 	list, err := ask(ctx)

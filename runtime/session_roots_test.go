@@ -172,34 +172,39 @@ func TestRootsAreSessionStateOverHTTP(t *testing.T) {
 
 // TestRootsAskedOnceWhenTheFetchCannotReachTheClient: a client that opens
 // no GET stream cannot be asked in the background; the first call asks on
-// its own stream and every later call reads the list kept.
+// its own stream and every later call reads the list kept, until the client
+// says its roots changed: then the next call asks again.
 func TestRootsAskedOnceWhenTheFetchCannotReachTheClient(t *testing.T) {
 	_, ts := legacyServer(t, Options{FallbackWait: 50 * time.Millisecond}, sessionRootsTool())
 	c := newClient(t, ts)
-	c.initialize(Version20250618, `{"roots":{}}`)
+	c.initialize(Version20250618, `{"roots":{"listChanged":true}}`)
 	time.Sleep(100 * time.Millisecond) // the background fetch gives up
-	for i := range 3 {
-		resp := c.post(callBody(i+1, "session_roots", `{}`))
-		if ct := resp.Header.Get("Content-Type"); ct == "text/event-stream" {
-			ch := events(t, resp)
-			ev := next(t, ch)
-			if ev.msg.Method != "roots/list" {
-				t.Fatalf("call %d: want roots/list, got %s", i+1, ev.data)
-			}
-			if i > 0 {
-				t.Errorf("call %d asked again", i+1)
-			}
-			c.answer(ev.msg.ID, rootsAnswerOf("file:///only"))
-			if got := resultText(t, next(t, ch).msg); !strings.HasPrefix(got, "roots=file:///only ") {
-				t.Errorf("call %d: %s", i+1, got)
-			}
-			continue
+	// call calls the tool, answering a roots/list on its stream with uri.
+	call := func(id int, uri string) (asked bool, text string) {
+		t.Helper()
+		resp := c.post(callBody(id, "session_roots", `{}`))
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			return false, resultText(t, jsonBody(t, resp))
 		}
-		if i == 0 {
-			t.Fatal("the first call did not ask")
+		ch := events(t, resp)
+		ev := next(t, ch)
+		if ev.msg.Method != "roots/list" {
+			t.Fatalf("call %d: want roots/list, got %s", id, ev.data)
 		}
-		if got := resultText(t, jsonBody(t, resp)); !strings.HasPrefix(got, "roots=file:///only ") {
-			t.Errorf("call %d: %s", i+1, got)
+		c.answer(ev.msg.ID, rootsAnswerOf(uri))
+		return true, resultText(t, next(t, ch).msg)
+	}
+	for i, want := range []bool{true, false, false} {
+		asked, got := call(i+1, "file:///one")
+		if asked != want || !strings.HasPrefix(got, "roots=file:///one ") {
+			t.Errorf("call %d: asked %v (want %v): %s", i+1, asked, want, got)
+		}
+	}
+	c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	for i, want := range []bool{true, false} {
+		asked, got := call(i+4, "file:///two")
+		if asked != want || !strings.HasPrefix(got, "roots=file:///two ") {
+			t.Errorf("after the change, call %d: asked %v (want %v): %s", i+1, asked, want, got)
 		}
 	}
 }

@@ -282,7 +282,7 @@ func (t *sessionTable) refresh(ctx context.Context, sess *session) error {
 	sess.mu.Lock()
 	sess.state.LogLevel = st.LogLevel
 	sess.state.Initialized = st.Initialized
-	sess.state.Roots, sess.state.RootsKnown = st.Roots, st.RootsKnown
+	sess.state.Roots, sess.state.RootsKnown, sess.state.RootsStale = st.Roots, st.RootsKnown, st.RootsStale
 	sess.mu.Unlock()
 	return nil
 }
@@ -405,6 +405,11 @@ func (t *sessionTable) serveNotification(ctx context.Context, sess *session, msg
 		if _, caps := sess.snapshot(); caps.Roots == nil {
 			sess.logRootsIgnored(ctx)
 			break
+		}
+		// No call reads the list the client said changed, here or on another
+		// replica: until the refetch lands, a call asks on its own stream.
+		if err := sess.update(sess.ctx, func(st *SessionState) { st.RootsStale = st.RootsKnown }); err != nil {
+			t.logger.Warn("saving the session", "session", sess.id, "error", err)
 		}
 		sess.refetchRoots()
 	}
