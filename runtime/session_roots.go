@@ -19,6 +19,7 @@ type rootsCache struct {
 	running bool          // a fetch runs (under sess.mu)
 	again   bool          // a change was announced while it ran: fetch once more
 	sent    bool          // the running fetch's request reached the client: a call waits for its answer
+	sentCh  chan struct{} // closed when sent becomes true
 	done    chan struct{} // closed when the running fetch ends
 	wg      sync.WaitGroup
 }
@@ -47,7 +48,7 @@ func (sess *session) refetchRoots() {
 		rc.again = true
 		return
 	}
-	rc.running, rc.sent, rc.done = true, false, make(chan struct{})
+	rc.running, rc.sent, rc.sentCh, rc.done = true, false, make(chan struct{}), make(chan struct{})
 	rc.wg.Add(1)
 	go sess.fetchRoots(rc)
 }
@@ -64,7 +65,7 @@ func (sess *session) fetchRoots(rc *rootsCache) {
 		if rc.again && !sess.closed {
 			rc.again, rc.sent = false, false
 			close(rc.done)
-			rc.done = make(chan struct{})
+			rc.done, rc.sentCh = make(chan struct{}), make(chan struct{})
 			sess.mu.Unlock()
 			continue
 		}
@@ -79,7 +80,10 @@ func (sess *session) fetchRootsOnce(rc *rootsCache) {
 	ctx := sess.ctx
 	snd := requestScopedSender{sess: sess, origin: sess.stdioOutput(), sent: func() {
 		sess.mu.Lock()
-		rc.sent = true
+		if !rc.sent {
+			rc.sent = true
+			close(rc.sentCh)
+		}
 		sess.mu.Unlock()
 	}}
 	raw, err := sess.outbound(ctx, &snd, nil, methodListRoots, struct{}{})
@@ -139,17 +143,33 @@ func (sess *session) keepRoots(ctx context.Context, list []Root) {
 
 // roots is the session's list for a call (rootsSource): the one held, once
 // a fetch whose request reached the client has its answer; otherwise the
-// answer of ask, which is kept.
+// answer of ask, which is kept. A fetch that has a route here (the stdio
+// connection, a GET stream attached to this process) is about to reach the
+// client, so the call waits for it; one still waiting for a route might
+// wait Options.FallbackWait, so the call asks on its own stream instead.
 func (sess *session) roots(ctx context.Context, ask func(context.Context) ([]Root, error)) ([]Root, error) {
 	sess.mu.Lock()
-	var wait chan struct{}
-	if rc := sess.rootsFetch; rc != nil && rc.running && rc.sent {
-		wait = rc.done
+	var sent, done chan struct{}
+	if rc := sess.rootsFetch; rc != nil && rc.running {
+		done = rc.done
+		if !rc.sent && (sess.stdioOut != nil || sess.standalone != nil && sess.standalone.attached()) {
+			sent = rc.sentCh
+		} else if !rc.sent {
+			done = nil
+		}
 	}
 	sess.mu.Unlock()
-	if wait != nil {
+	if sent != nil {
 		select {
-		case <-wait:
+		case <-sent:
+		case <-done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	if done != nil {
+		select {
+		case <-done:
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
