@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -97,9 +98,14 @@ func (sess *session) fetchRootsOnce(rc *rootsCache) {
 		sess.keepRoots(ctx, res.Roots)
 		return
 	}
-	if ctx.Err() == nil {
-		// The list stays stale (a call asks on its own stream, and keeps
-		// what it hears).
+	switch {
+	case ctx.Err() != nil: // the session ended
+	case errors.Is(err, errNoRoute):
+		// A client that opens no GET stream: common, and no fault. The
+		// list stays as it is (stale, or none), and a call asks on its own
+		// stream and keeps what it hears.
+		sess.table.logger.Debug("the client's roots were not fetched: no GET stream opened; calls will ask for them", "session", sess.id)
+	default:
 		sess.table.logger.Info("fetching the client's roots failed; calls will ask for them", "session", sess.id, "error", err)
 	}
 }

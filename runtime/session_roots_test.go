@@ -297,3 +297,47 @@ func TestRootsIn20260728AskInTheRound(t *testing.T) {
 		t.Errorf("without roots: %s", r.body)
 	}
 }
+
+// TestRootsBeyondTheBoundAreNotKept: a list larger than
+// Options.MaxClientDataBytes is not kept with the session, so each call
+// asks; a RootsChanged hook that panics is logged and changes nothing.
+func TestRootsBeyondTheBoundAreNotKept(t *testing.T) {
+	noLeaks(t)
+	s := NewServer(Options{MaxClientDataBytes: 200, RootsChanged: func(context.Context, RootsChange) { panic("hook") }})
+	if err := s.AddTool(sessionRootsTool()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p := startStdio(t, s)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"big","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	long := "file:///" + strings.Repeat("x", 300)
+	small := "file:///s"
+	answer := func(uri string) {
+		t.Helper()
+		q := p.recv()
+		if q.Method != "roots/list" {
+			t.Fatalf("want roots/list, got %+v", q)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, q.ID, rootsAnswerOf(uri)))
+	}
+	answer(long) // the background fetch: too large to keep
+	for id := 2; id <= 3; id++ {
+		p.send(callBody(id, "session_roots", `{}`))
+		answer(long) // not kept: each call asks
+		if got := resultText(t, p.recv()); !strings.HasPrefix(got, "roots="+long+" ") {
+			t.Errorf("call %d: %.60s", id, got)
+		}
+	}
+	// A list within the bound is kept (the panicking hook notwithstanding).
+	p.send(callBody(4, "session_roots", `{}`))
+	answer(small)
+	if got := resultText(t, p.recv()); !strings.HasPrefix(got, "roots="+small+" ") {
+		t.Errorf("call 4: %s", got)
+	}
+	p.send(callBody(5, "session_roots", `{}`))
+	if got := p.recv(); got.Method != "" || !strings.HasPrefix(resultText(t, got), "roots="+small+" ") {
+		t.Errorf("call 5 asked again, or failed: %+v", got)
+	}
+}
