@@ -7,12 +7,15 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -236,7 +239,11 @@ func fileGraph(src map[string][]byte) (map[string]map[string]bool, map[[2]string
 		files = append(files, f)
 	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	imp, err := exportImporter(fset)
+	if err != nil {
+		return nil, nil, err
+	}
+	conf := types.Config{Importer: imp}
 	pkg, err := conf.Check("layering", fset, files, info)
 	if err != nil {
 		return nil, nil, err
@@ -354,4 +361,43 @@ func components(graph map[string]map[string]bool) [][]string {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
+}
+
+// generatorExports maps each package the generator imports, directly or not, to
+// its compiled export data (go list -export, from the build cache), read
+// once per test binary.
+var generatorExports = sync.OnceValues(func() (map[string]string, error) {
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}", ".").Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		return nil, fmt.Errorf("go list -export: %v\n%s", err, msg)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, file, ok := strings.Cut(line, " "); ok && file != "" {
+			m[path] = file
+		}
+	}
+	return m, nil
+})
+
+// exportImporter reads the imports of the type-checked files from their
+// export data instead of type-checking them (jennifer, jsonschema and the
+// standard library) from source, which took most of a minute per check
+// under -race.
+func exportImporter(fset *token.FileSet) (types.Importer, error) {
+	files, err := generatorExports()
+	if err != nil {
+		return nil, err
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := files[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	}), nil
 }

@@ -80,6 +80,8 @@ type replica struct {
 	cmd      *exec.Cmd
 	stderr   *lockedBuffer
 	exited   chan struct{}
+
+	interruptOnce sync.Once
 }
 
 type lockedBuffer struct {
@@ -108,7 +110,9 @@ func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []
 	for i := range n {
 		args := append([]string{"-redis", spec, "-prefix", prefix}, extra...)
 		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "MCPGEN_STATE_KEY=shared-test-key-0123456789abcdef")
+		// atexit_sleep_ms=0: a race-enabled binary otherwise sleeps a second
+		// as it exits, which every test pays once per replica it stops.
+		cmd.Env = append(os.Environ(), "MCPGEN_STATE_KEY=shared-test-key-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +124,7 @@ func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []
 		}
 		go func() { cmd.Wait(); close(r.exited) }()
 		t.Cleanup(func() {
-			cmd.Process.Signal(os.Interrupt)
+			r.interrupt()
 			select {
 			case <-r.exited:
 			case <-time.After(15 * time.Second):
@@ -146,7 +150,19 @@ func startReplicas(t testing.TB, n int, spec, prefix string, extra ...string) []
 		go io.Copy(io.Discard, stdout)
 		rs = append(rs, r)
 	}
+	// Registered last, so run first: every replica is told to stop at
+	// once, and the cleanups above each wait for their own.
+	t.Cleanup(func() {
+		for _, r := range rs {
+			r.interrupt()
+		}
+	})
 	return rs
+}
+
+// interrupt asks the replica to shut down (SIGINT), once.
+func (r *replica) interrupt() {
+	r.interruptOnce.Do(func() { r.cmd.Process.Signal(os.Interrupt) })
 }
 
 // kill stops a replica abruptly, as a crash would.

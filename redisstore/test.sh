@@ -8,11 +8,12 @@
 #                                      counts, event bytes), then the benchmark once
 #   bash redisstore/test.sh cluster    a Redis Cluster of three primaries: every test
 #                                      that uses the shared deployment, the
-#                                      resharding test among them
+#                                      resharding test among them, but the slow
+#                                      ones of a replica dying or idling
 #   bash redisstore/test.sh sentinel   a primary, a replica and three sentinels: the
 #                                      failover test and the three-replica core
 #   bash redisstore/test.sh valkey     one valkey-server (Debian bookworm-backports):
-#                                      every test that uses the shared deployment
+#                                      the same tests as on the cluster
 #
 # Extra arguments go to go test. redis-server is installed with apt-get
 # when missing (root only), valkey-server from bookworm-backports through a
@@ -93,6 +94,10 @@ trap 'deploy_stop_all; rm -rf "$deploy_dir"' EXIT
 # (MCPGEN_REDIS_SERVER): they do not depend on the shape, so only the
 # single run has them.
 private='^(TestRedisOutage|TestRedisPausedBoundsEveryCall|TestRoundTripsPerOperation|TestSessionEventBytesAreBounded)$'
+# The slow tests of what replicas do when one of them dies or idles: the
+# deployment's shape changes nothing in them (its keys are the same as in
+# the core's), so only the single run has them too.
+replica_only='^(TestIdleOnOneReplicaIsNotIdleEverywhere|TestKilledReplicaEndsItsCallsWithErrors|TestTaskOfKilledReplicaFails|TestStoppedReplicaLeavesItsSessionsToTheOthers)$'
 # The core of the three-replica tests, with the store's own: answers,
 # fallbacks, deletion, cancellation, changes, events, tasks.
 core='^(TestSentinelFailoverDuringTraffic|TestThreeReplicasServeOneSession|TestFallbackReachesTheGETStreamOnAnotherReplica|TestDeleteOnOneReplicaIs404OnAll|TestCancelReachesTheReplicaRunningTheCall|TestChangesReachTheGETStreamOnAnotherReplica|TestStreamReplaysOnAnyReplicaAndOnlyForItsSession|TestLegacyTaskCrossesThreeReplicas|TestAnswersAreRoutedToTheWaitingReplica|TestExpiredAndGoneRequestsAreExpiredEverywhere|TestBusCrossesReplicasAndClosesOnDelete|TestEventsReplayOnAnyReplica|TestSessionsAreSharedAndDeletedEverywhere)$'
@@ -102,7 +107,7 @@ case "$shape" in
 single) start_single ;;
 cluster)
 	start_cluster
-	selection=(-skip "$private")
+	selection=(-skip "${private%)\$}|${replica_only#^(}")
 	;;
 sentinel)
 	start_sentinel
@@ -110,7 +115,7 @@ sentinel)
 	;;
 valkey)
 	start_single
-	selection=(-skip "$private")
+	selection=(-skip "${private%)\$}|${replica_only#^(}")
 	;;
 *)
 	echo "usage: test.sh [single|cluster|sentinel|valkey] [go test flags]" >&2
@@ -119,7 +124,8 @@ valkey)
 esac
 export MCPGEN_REDIS_SERVER="$deploy_server"
 
-go vet ./...
+# vet once, with the run that has every test
+[ "$shape" = single ] && go vet ./...
 go test -race -count=1 -timeout 15m "${selection[@]}" "$@" ./...
 if [ "$shape" = single ]; then
 	# The benchmark once, briefly and without -race, so CI shows the figures.

@@ -17,6 +17,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+# A binary built with -race sleeps a second as it exits (the race
+# runtime's atexit_sleep_ms): every test binary and every replica process
+# the tests start would pay it. Reports of races are unchanged.
+export GORACE="${GORACE:-atexit_sleep_ms=0}"
+
 # heartbeat is the interval of the progress lines of a running stage.
 heartbeat=${TEST_HEARTBEAT:-30}
 

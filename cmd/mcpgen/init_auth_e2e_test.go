@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,13 +24,7 @@ func TestInitAuthRejectsABadIssuer(t *testing.T) {
 // oauth modules and serves as a resource server: 401 with a challenge, and
 // metadata naming the issuer and the scopes of its schemas.
 func TestInitAuthEndToEnd(t *testing.T) {
-	if !testing.Short() {
-		// The oauth module's dependencies, while the module proxy may be used.
-		if out, err := exec.Command("go", "-C", filepath.Join(checkoutDir(), "oauth"), "mod", "download").CombinedOutput(); err != nil {
-			t.Fatalf("go mod download (oauth): %v\n%s", err, out)
-		}
-	}
-	e2eEnv(t)
+	e2eEnv(t, "oauth")
 	dir := filepath.Join(t.TempDir(), "secure-notes")
 	const issuer = "http://127.0.0.1:9/issuer"
 	code, stdout, stderr := run(t, "init", "--auth", issuer, dir)

@@ -35,15 +35,7 @@ func TestInitNamedAuthRedisEndToEnd(t *testing.T) {
 	if err != nil && !testing.Short() {
 		t.Fatalf("redis-server is needed (apt-get install redis-server; redisstore/test.sh installs it): %v", err)
 	}
-	if !testing.Short() {
-		// The optional modules' dependencies, while the module proxy may be used.
-		for _, m := range []string{"oauth", "redisstore"} {
-			if out, err := exec.Command("go", "-C", filepath.Join(checkoutDir(), m), "mod", "download").CombinedOutput(); err != nil {
-				t.Fatalf("go mod download (%s): %v\n%s", m, err, out)
-			}
-		}
-	}
-	e2eEnv(t)
+	e2eEnv(t, "oauth", "redisstore")
 	dir := filepath.Join(t.TempDir(), "tickets-server")
 	code, stdout, stderr := run(t, "init", "--name", "tickets", "--auth", devIssuerURL, "--redis", dir)
 	if code != 0 {

@@ -25,10 +25,16 @@ import (
 	"time"
 )
 
-// e2eEnv skips slow tests under -short and makes the go command work
-// offline (GOPROXY=off): a scaffold made from this checkout must build
-// without the network.
-func e2eEnv(t *testing.T) {
+// e2eEnv skips slow tests under -short, downloads what the scaffold's
+// build needs while the module proxy may still be used (this checkout's
+// go.sum, and the go.sum of each optional module named), and runs the test
+// in parallel with the other end-to-end tests: each builds fresh modules,
+// mostly waiting on the go command, in folders of its own.
+//
+// The go command runs offline for every test of this binary (TestMain sets
+// GOPROXY=off): a scaffold made from this checkout must build without the
+// network.
+func e2eEnv(t *testing.T, modules ...string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end: builds fresh modules")
@@ -36,37 +42,55 @@ func e2eEnv(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go command is needed: %v", err)
 	}
-	warmModuleCache(t)
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOWORK", "off")
+	downloadModules(t, append([]string{"."}, modules...)...)
+	t.Parallel()
 }
 
-var warmCache struct {
+// onlineProxy is the GOPROXY the test binary started with, before TestMain
+// set it to off; "" for the go command's default.
+var onlineProxy string
+
+func TestMain(m *testing.M) {
+	onlineProxy = os.Getenv("GOPROXY")
+	os.Setenv("GOPROXY", "off")
+	os.Setenv("GOWORK", "off")
+	os.Exit(m.Run())
+}
+
+// downloads holds one download per module folder of this checkout.
+var downloads sync.Map // folder -> *download
+
+type download struct {
 	once sync.Once
 	out  string
 	err  error
 }
 
-// warmModuleCache downloads every module of this checkout's go.sum once per
-// test binary, while the module proxy may still be used. A build needs only
-// some of them, but a fresh module that requires mcpgen completes its module
-// graph from all of them (cobra's mousetrap among them), and a new machine's
-// cache holds only what was built so far.
-func warmModuleCache(t *testing.T) {
+// downloadModules runs go mod download once per test binary in each named
+// folder of this checkout ("." for the main module), with the module proxy
+// the binary started with. A build needs only some of the modules, but a
+// fresh module that requires mcpgen completes its module graph from all of
+// them (cobra's mousetrap among them), and a new machine's cache holds only
+// what was built so far.
+func downloadModules(t *testing.T, folders ...string) {
 	t.Helper()
-	warmCache.once.Do(func() {
-		root := checkoutDir()
-		if root == "" {
-			warmCache.err = fmt.Errorf("this test runs from a checkout of mcpgen")
-			return
+	root := checkoutDir()
+	if root == "" {
+		t.Fatal("this test runs from a checkout of mcpgen")
+	}
+	for _, f := range folders {
+		v, _ := downloads.LoadOrStore(f, &download{})
+		d := v.(*download)
+		d.once.Do(func() {
+			cmd := exec.Command("go", "mod", "download")
+			cmd.Dir = filepath.Join(root, f)
+			cmd.Env = append(os.Environ(), "GOPROXY="+onlineProxy) // "" is the go command's default
+			out, err := cmd.CombinedOutput()
+			d.out, d.err = string(out), err
+		})
+		if d.err != nil {
+			t.Fatalf("go mod download (%s): %v\n%s", f, d.err, d.out)
 		}
-		cmd := exec.Command("go", "mod", "download")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		warmCache.out, warmCache.err = string(out), err
-	})
-	if warmCache.err != nil {
-		t.Fatalf("go mod download: %v\n%s", warmCache.err, warmCache.out)
 	}
 }
 

@@ -20,17 +20,7 @@ import (
 // -otel and OTEL_EXPORTER_OTLP_ENDPOINT, exports its spans to an OTLP/HTTP
 // receiver on loopback.
 func TestInitOTelEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: builds fresh modules")
-	}
-	// The otel module's dependencies (the OpenTelemetry SDK and exporters)
-	// are not the main module's: fetch them while the proxy may be used.
-	cmd := exec.Command("go", "mod", "download")
-	cmd.Dir = filepath.Join(checkoutDir(), "otel")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go mod download (otel module): %v\n%s", err, out)
-	}
-	e2eEnv(t)
+	e2eEnv(t, "otel")
 
 	dir := filepath.Join(t.TempDir(), "traced-server")
 	code, stdout, stderr := run(t, "init", "--otel", dir)
