@@ -77,7 +77,7 @@ func (ts *TaskStore) CreateTask(ctx context.Context, t *tasks.Record) error {
 	ok, err := ts.s.rdb.SetNX(ctx, ts.key(t.ID), b, time.Until(t.ExpiresAt)).Result()
 	switch {
 	case err != nil:
-		return fmt.Errorf("redisstore: creating task %s: %w", t.ID, err)
+		return ts.s.unavailable("creating a task", err)
 	case !ok:
 		return fmt.Errorf("redisstore: task %s already exists", t.ID)
 	}
@@ -89,7 +89,7 @@ func (ts *TaskStore) CreateTask(ctx context.Context, t *tasks.Record) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("redisstore: indexing task %s: %w", t.ID, err)
+			return ts.s.unavailable("indexing a task", err)
 		}
 	}
 	return nil
@@ -115,7 +115,7 @@ func (ts *TaskStore) GetTask(ctx context.Context, id string) (*tasks.Record, err
 	case errors.Is(err, redis.Nil):
 		return nil, tasks.ErrNotFound
 	case err != nil:
-		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
+		return nil, ts.s.unavailable("reading a task", err)
 	}
 	return decodeTask(id, raw)
 }
@@ -140,7 +140,7 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*tasks.R
 			return err
 		}
 		if err := fn(t); err != nil {
-			return err
+			return fnError{err}
 		}
 		b, err := json.Marshal(t)
 		if err != nil {
@@ -159,8 +159,14 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*tasks.R
 		if errors.Is(err, redis.TxFailedErr) {
 			continue
 		}
-		if err != nil {
+		var fe fnError
+		switch {
+		case errors.As(err, &fe):
+			return nil, fe.err
+		case errors.Is(err, tasks.ErrNotFound):
 			return nil, err
+		case err != nil:
+			return nil, ts.s.unavailable("updating a task", err)
 		}
 		if err := ts.s.Signal(ctx, id, taskSignal, nil); err != nil {
 			ts.s.logger().Warn("redisstore: announcing a task change", "task", id, "error", err.Error())
@@ -169,6 +175,13 @@ func (ts *TaskStore) UpdateTask(ctx context.Context, id string, fn func(*tasks.R
 	}
 	return nil, fmt.Errorf("redisstore: task %s: %d conflicting updates in a row", id, maxTaskRetries)
 }
+
+// fnError carries the error of UpdateTask's fn through the transaction,
+// to be told apart from Redis's: the caller's errors are returned as they
+// are, Redis's as an UnavailableError.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
 
 // ListTasks pages the owner's tasks in creation order.
 func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit int) ([]*tasks.Record, string, error) {
@@ -181,7 +194,7 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 	k := ts.ownerKey(owner)
 	ids, err := ts.s.rdb.ZRange(ctx, k, 0, -1).Result()
 	if err != nil {
-		return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
+		return nil, "", ts.s.unavailable("listing tasks", err)
 	}
 	var all []*tasks.Record
 	if len(ids) > 0 {
@@ -196,13 +209,13 @@ func (ts *TaskStore) ListTasks(ctx context.Context, owner, cursor string, limit 
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
+			return nil, "", ts.s.unavailable("listing tasks", err)
 		}
 		var gone []any
 		for i, v := range vals {
 			str, err := v.Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return nil, "", fmt.Errorf("redisstore: listing tasks: %w", err)
+				return nil, "", ts.s.unavailable("listing tasks", err)
 			}
 			ok := err == nil
 			var t *tasks.Record

@@ -93,7 +93,7 @@ trap 'deploy_stop_all; rm -rf "$deploy_dir"' EXIT
 # The tests that start a private redis-server of their own
 # (MCPGEN_REDIS_SERVER): they do not depend on the shape, so only the
 # single run has them.
-private='^(TestRedisOutage|TestRedisPausedBoundsEveryCall|TestRoundTripsPerOperation|TestSessionEventBytesAreBounded)$'
+private='^(TestRedisOutage|TestRedisPausedBoundsEveryCall|TestRoundTripsPerOperation|TestSessionEventBytesAreBounded|TestTaskStoreOutageIsUnavailable)$'
 # The slow tests of what replicas do when one of them dies or idles: the
 # deployment's shape changes nothing in them (its keys are the same as in
 # the core's), so only the single run has them too.

@@ -150,7 +150,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 			Action  string          `json:"action"`
 			Content json.RawMessage `json:"content"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decodeValue(raw, &r); err != nil {
 			return err
 		}
 		if r.Action != "accept" && r.Action != "decline" && r.Action != "cancel" {
@@ -164,7 +164,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decodeValue(raw, &r); err != nil {
 			return err
 		}
 		if r.Role == "" || len(r.Content) == 0 {
@@ -174,7 +174,7 @@ func checkAnswerShape(method string, raw json.RawMessage) error {
 		var r struct {
 			Roots []Root `json:"roots"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := decodeValue(raw, &r); err != nil {
 			return err
 		}
 		if r.Roots == nil {

@@ -76,7 +76,7 @@ var tiers = []tier{
 		// envelope, method names.
 		"call.go", "call_handle.go", "roots.go", "client_facts.go", "tool.go", "tool_output.go", "tool_adapter.go", "content.go", "elicitation.go", "url_elicitation.go",
 		"sampling.go", "errors.go", "version.go", "optional.go", "auth.go", "jsonrpc.go",
-		"request_params.go", "method_names.go", "sse_writer.go", "paging.go",
+		"request_params.go", "params_decode.go", "method_names.go", "sse_writer.go", "paging.go",
 	}},
 }
 

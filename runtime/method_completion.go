@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"runtime/debug"
 )
@@ -30,16 +29,20 @@ func (d *dispatcher) complete(ctx context.Context, rq *request) outcome {
 	var cctx struct {
 		Arguments map[string]string `json:"arguments"`
 	}
-	if len(p.Ref) == 0 || !isObjectJSON(p.Ref) || json.Unmarshal(p.Ref, &ref) != nil {
+	if e := decodeAt(p.Ref, &ref, "/ref"); e != nil {
+		return failure(e)
+	}
+	if len(p.Ref) == 0 || !isObjectJSON(p.Ref) {
 		return failure(NewError(CodeInvalidParams, "completion/complete: params.ref must be a ref/prompt or ref/resource object"))
 	}
-	if len(p.Argument) == 0 || !isObjectJSON(p.Argument) || json.Unmarshal(p.Argument, &arg) != nil || arg.Name == nil || arg.Value == nil {
+	if e := decodeAt(p.Argument, &arg, "/argument"); e != nil {
+		return failure(e)
+	}
+	if len(p.Argument) == 0 || !isObjectJSON(p.Argument) || arg.Name == nil || arg.Value == nil {
 		return failure(NewError(CodeInvalidParams, "completion/complete: params.argument must be an object with string name and value"))
 	}
-	if c := trimSpace(p.Context); len(c) > 0 && string(c) != "null" {
-		if !isObjectJSON(c) || json.Unmarshal(c, &cctx) != nil {
-			return failure(NewError(CodeInvalidParams, "completion/complete: params.context.arguments must be an object of strings"))
-		}
+	if e := decodeAt(p.Context, &cctx, "/context"); e != nil {
+		return failure(e)
 	}
 	var h CompletionHandler
 	switch ref.Type {

@@ -19,7 +19,10 @@ func (d *dispatcher) initialize(_ context.Context, rq *request) outcome {
 		return failure(NewError(CodeInvalidParams, "initialize: protocolVersion is required"))
 	}
 	if len(p.Capabilities) > 0 && p.Capabilities[0] != '{' {
-		return failure(NewError(CodeInvalidParams, "initialize: capabilities must be an object"))
+		return failure(invalidParams("/capabilities", "object", jsonKind(p.Capabilities)))
+	}
+	if len(p.ClientInfo) > 0 && p.ClientInfo[0] != '{' && p.ClientInfo[0] != 'n' {
+		return failure(invalidParams("/clientInfo", "object", jsonKind(p.ClientInfo)))
 	}
 	version, e := d.versions.negotiate(*p.ProtocolVersion)
 	if e != nil {

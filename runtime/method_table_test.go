@@ -63,7 +63,7 @@ func TestParamsOfOtherMethodsAreNotTheirs(t *testing.T) {
 		t.Errorf("tools/list with a uri of the wrong type: %+v", m.params())
 	}
 	m = read(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}`)
-	if e := m.params().err; e == nil || !strings.Contains(e.Message, "params.uri must be a string") {
+	if e := m.params().err; e == nil || e.Message != "invalid params: /uri: expected string, got number" {
 		t.Errorf("resources/read with a uri of the wrong type: %v", e)
 	}
 	m = read(`{"jsonrpc":"2.0","id":1,"method":"x.example/get","params":{"name":1,"_meta":{"progressToken":"p"}}}`)

@@ -125,8 +125,8 @@ func (p *registeredPrompt) arguments(raw json.RawMessage) (map[string]string, *E
 	args := map[string]string{}
 	raw = trimSpace(raw)
 	if len(raw) > 0 && string(raw) != "null" {
-		if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
-			return nil, NewError(CodeInvalidParams, "prompts/get: the arguments of %q must be an object of strings", p.Name)
+		if e := decodeAt(raw, &args, "/arguments"); e != nil {
+			return nil, e // the arguments of a prompt are an object of strings
 		}
 	}
 	var missing []string

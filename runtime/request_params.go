@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/mcpgen/mcpgen/runtime/internal/jsonscan"
 )
@@ -93,7 +94,7 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 	str := func(dst **string, key []byte, v []byte) {
 		s, ok := jsonscan.String(v)
 		if !ok {
-			p.fail(key, "a string")
+			p.fail(key, v, "string")
 			return
 		}
 		*dst = &s
@@ -109,7 +110,7 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 			} else if s, ok := jsonscan.String(v); ok {
 				p.Name = []byte(s)
 			} else {
-				p.fail(key, "a string")
+				p.fail(key, v, "string")
 			}
 		case "uri":
 			str(&p.URI, key, v)
@@ -141,8 +142,10 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 			var f subscriptionFilter
 			if v[0] == '{' && json.Unmarshal(v, &f) == nil {
 				p.Notifications, p.NotifyFilter = &f, v
+			} else if e := typeMismatch(v, reflect.TypeFor[subscriptionFilter](), "/notifications"); e != nil {
+				p.failWith(e)
 			} else {
-				p.fail(key, "an object of booleans and a resourceSubscriptions array of strings")
+				p.fail(key, v, "object")
 			}
 		case "_meta":
 			p.Meta = rawMeta{}
@@ -157,9 +160,15 @@ func decodeParams(p *requestParams, raw json.RawMessage, want paramSet) {
 	})
 }
 
-func (p *requestParams) fail(key []byte, want string) {
+// fail records that member key holds v, which is not of JSON type want
+// (worded as DecodeParams words it for extension methods).
+func (p *requestParams) fail(key, v []byte, want string) {
+	p.failWith(invalidParams("/"+pointerToken(string(key)), want, jsonKind(v)))
+}
+
+func (p *requestParams) failWith(e *Error) {
 	if p.err == nil {
-		p.err = NewError(CodeInvalidParams, "params.%s must be %s", key, want)
+		p.err = e
 	}
 }
 

@@ -47,6 +47,11 @@ type Data struct {
 	// App gives the notes an MCP Apps page: show_notes shows them in the
 	// notes view (mcpgen init --app).
 	App bool
+	// RegistryName is the server's registry name, the name on its Server
+	// Card (servercard.go): derived from the module path as `mcpgen
+	// server-json` derives it. Empty when the module path names no host:
+	// servercard.go then says io.github.OWNER/NAME, for the user to fix.
+	RegistryName string
 }
 
 // GenerateInputs are the inputs of the project's //go:generate line,

@@ -14,7 +14,7 @@ func TestProjectRendersValidFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{
-		"README.md": true, "main.go": true, "notes/schemas.go": true, "notes/tools.go": true,
+		"README.md": true, "main.go": true, "servercard.go": true, "notes/schemas.go": true, "notes/tools.go": true,
 		"notes/schemas/add_note.json": true, "notes/schemas/list_notes.json": true,
 		"notes/schemas/delete_note.json": true, "notes/schemas/confirm_delete.json": true,
 		"notes/features.go": true, "notes/schemas/summarize_note.json": true, "notes/schemas/note.json": true,

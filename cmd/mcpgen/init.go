@@ -179,6 +179,9 @@ func scaffold(ctx context.Context, dir, module string, opt scaffoldOptions, stdo
 
 	data := templates.Data{Name: opt.name, Package: opt.name, ImportPath: importPath, Empty: opt.empty,
 		AuthIssuer: opt.authIssuer, Redis: opt.redis, OTel: opt.otel, App: opt.app}
+	if name, err := registryName(importPath, opt.name); err == nil {
+		data.RegistryName = name // else servercard.go asks the user for one
+	}
 	files, err := templates.Project(data)
 	if err != nil {
 		return err

@@ -198,6 +198,7 @@ func TestInitEmptyFolderEndToEnd(t *testing.T) {
 
 	t.Run("HTTP", func(t *testing.T) { testHTTPElicitation(t, bin) })
 	t.Run("stdio", func(t *testing.T) { testStdioElicitation(t, bin) })
+	t.Run("server card", func(t *testing.T) { testServerCard(t, bin, "io.github.OWNER/notes") })
 	t.Run("tests", func(t *testing.T) { testScaffoldTests(t, dir) })
 	t.Run("regenerate", func(t *testing.T) { testRegenerate(t, dir) })
 }
@@ -761,5 +762,41 @@ func testStdioElicitation(t *testing.T, bin string) {
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("the stdio server did not exit cleanly at end of input: %v\n%s", err, logs.String())
+	}
+}
+
+// testServerCard reads the scaffold's server card over HTTP: its name,
+// the endpoint it was asked at, and a 304 for its ETag.
+func testServerCard(t *testing.T, bin, name string) {
+	url := startHTTPServer(t, bin)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	get := func(etag string) (*http.Response, []byte) {
+		req, err := http.NewRequest(http.MethodGet, url+"/server-card", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	resp, body := get("")
+	var card struct {
+		Name    string
+		Remotes []struct{ URL string }
+	}
+	if err := json.Unmarshal(body, &card); err != nil || resp.StatusCode != 200 || card.Name != name ||
+		len(card.Remotes) != 1 || card.Remotes[0].URL != url {
+		t.Fatalf("the server card: %d %v: %s", resp.StatusCode, err, body)
+	}
+	if again, _ := get(resp.Header.Get("ETag")); again.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match with the card's ETag: %d", again.StatusCode)
 	}
 }

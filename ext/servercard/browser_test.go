@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/runtime"
 )
 
 // A page on one origin reads the card served on another, in headless
@@ -23,18 +25,23 @@ func TestBrowserReadsTheCardCrossOrigin(t *testing.T) {
 	if node == "" {
 		t.Skip("set SERVERCARD_NODE to a Node 22 with interop/node_modules installed (ext/servercard/interop/run.sh does)")
 	}
-	cards, err := New(weatherServer(), weatherOptions(), "/mcp")
-	if err != nil {
+	// The card of a real server, enabled on it: the routes are the
+	// runtime's, mounted as Serve mounts them, and /mcp is its MCP
+	// endpoint, which sends no CORS headers (the control).
+	srv := runtime.NewServer(runtime.Options{Name: "weather", Title: "Weather", Version: "1.4.0"})
+	defer srv.Close()
+	if err := srv.AddTool(echoTool("forecast")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Enable(srv, weatherOptions()); err != nil {
 		t.Fatal(err)
 	}
 	var preflights atomic.Int32
 	mux := http.NewServeMux()
-	for pattern, h := range cards.Routes() {
-		mux.Handle(pattern, h)
+	mux.Handle("/mcp", srv)
+	for _, pattern := range srv.Routes() {
+		mux.Handle(pattern, srv)
 	}
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`{"not":"for other origins"}`)) // no CORS headers
-	})
 	cardSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
 			preflights.Add(1)

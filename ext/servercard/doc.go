@@ -43,9 +43,12 @@
 //
 // # Use
 //
-// New builds the cards from a Source (the server's read-only description)
-// and Routes returns the handlers to mount beside the MCP endpoint. The
-// runtime's extension seam mounts them and declares the extension in
-// capabilities.extensions; until then a program can mount Routes on its own
-// mux.
+// Enable(server, Options{...}) is all a runtime.Server needs: it declares
+// the extension, mounts the documents through the runtime's extension
+// routes (Serve and ListenAndServe serve them beside /mcp; a Server on a
+// mux of the user's needs Server.Routes mounted too), builds the card from
+// the server's description (runtime.Host.Describe) and rebuilds it after
+// every change (runtime.Host.OnChange). New and Routes serve the card of
+// any Source on a mux of the caller's, for a server elsewhere or an MCP
+// endpoint at another path.
 package servercard

@@ -106,17 +106,36 @@ func New(src Source, opts Options, mcpPath string) (*Cards, error) {
 // Options.NoLegacy, the .well-known ones. Each answers GET, HEAD and the
 // CORS preflight (OPTIONS) and refuses other methods with 405.
 func (c *Cards) Routes() map[string]http.Handler {
-	routes := map[string]http.Handler{
-		CardPath(c.mcpPath): &handler{c: c, kind: kindCard, contentType: MediaType, maxAge: c.maxAge()},
-	}
-	if !c.opts.NoLegacy {
-		// Those revisions required application/json.
-		routes[WellKnownCardPath] = &handler{c: c, kind: kindCard, contentType: "application/json", maxAge: c.maxAge()}
-		legacy := &handler{c: c, kind: kindLegacy, contentType: "application/json", maxAge: min(c.maxAge(), legacyMaxAge), revalidate: true}
-		routes[WellKnownLegacyPath] = legacy
-		routes[WellKnownLegacyJSONPath] = legacy
+	card := &handler{c: c, kind: kindCard, contentType: MediaType, maxAge: c.maxAge()}
+	// The earlier revisions required application/json.
+	wellKnown := &handler{c: c, kind: kindCard, contentType: "application/json", maxAge: c.maxAge()}
+	legacy := &handler{c: c, kind: kindLegacy, contentType: "application/json", maxAge: min(c.maxAge(), legacyMaxAge), revalidate: true}
+	routes := map[string]http.Handler{}
+	for _, p := range Paths(c.opts, c.mcpPath) {
+		switch p {
+		case WellKnownCardPath:
+			routes[p] = wellKnown
+		case WellKnownLegacyPath, WellKnownLegacyJSONPath:
+			routes[p] = legacy
+		default:
+			routes[p] = card
+		}
 	}
 	return routes
+}
+
+// Paths are the paths Routes serves for opts and an MCP endpoint at
+// mcpPath ("" means "/mcp"): the reserved one first, then, unless
+// Options.NoLegacy, the .well-known ones.
+func Paths(opts Options, mcpPath string) []string {
+	if mcpPath == "" {
+		mcpPath = DefaultMCPPath
+	}
+	paths := []string{CardPath(mcpPath)}
+	if !opts.NoLegacy {
+		paths = append(paths, WellKnownCardPath, WellKnownLegacyPath, WellKnownLegacyJSONPath)
+	}
+	return paths
 }
 
 func (c *Cards) maxAge() time.Duration {

@@ -26,8 +26,8 @@ type getParams struct {
 // depends on the caller: some entry has scopes, or the list is filtered.
 func (c *catalog) list(params json.RawMessage, filtered bool, visible func(scopes []string) bool) (json.RawMessage, *runtime.CacheHint, error) {
 	var p listParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, nil, runtime.NewError(runtime.CodeInvalidParams, "skills/list: invalid params: %v", err)
+	if err := runtime.DecodeParams(params, &p); err != nil {
+		return nil, nil, err
 	}
 	shown := make([]json.RawMessage, 0, len(c.entries))
 	cache := &c.cache
@@ -66,8 +66,8 @@ func (c *catalog) skillFor(params json.RawMessage) *entry {
 // requested URI; -32602 for any other URI.
 func (c *catalog) get(params json.RawMessage) (json.RawMessage, *runtime.CacheHint, error) {
 	var p getParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, nil, runtime.NewError(runtime.CodeInvalidParams, "skills/get: invalid params: %v", err)
+	if err := runtime.DecodeParams(params, &p); err != nil {
+		return nil, nil, err
 	}
 	if p.URI == nil {
 		return nil, nil, runtime.NewError(runtime.CodeInvalidParams, "skills/get: params.uri is required")
@@ -97,8 +97,8 @@ func (c *catalog) dirFor(params json.RawMessage) *dir {
 // folder of a skill.
 func (c *catalog) readDirectory(params json.RawMessage) (json.RawMessage, error) {
 	var p getParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, runtime.NewError(runtime.CodeInvalidParams, "resources/directory/read: invalid params: %v", err)
+	if err := runtime.DecodeParams(params, &p); err != nil {
+		return nil, err
 	}
 	if p.URI == nil {
 		return nil, runtime.NewError(runtime.CodeInvalidParams, "resources/directory/read: params.uri is required")

@@ -235,7 +235,7 @@ func (e *engine) create(ctx context.Context, tool string, from origin, dc *runti
 	}
 	if err := e.store.CreateTask(ctx, rec); err != nil {
 		e.held.Give(from.caller, 1)
-		return nil, nil, runtime.NewError(runtime.CodeInternalError, "creating the task: %v", err)
+		return nil, nil, e.storeFailed(ctx, "creating the task", rec.ID, err)
 	}
 	lt := &liveTask{call: dc, owner: from.owner}
 	k := &keptTask{caller: from.caller}
@@ -451,7 +451,7 @@ func (e *engine) load(ctx context.Context, req *runtime.MethodRequest, id string
 	case errors.Is(err, ErrNotFound):
 		return nil, errUnknownTask(id)
 	case err != nil:
-		return nil, runtime.NewError(runtime.CodeInternalError, "reading task %s: %v", id, err)
+		return nil, e.storeFailed(ctx, "reading the task", id, err)
 	}
 	if !r.Terminal() && time.Now().After(r.LeaseUntil) {
 		r2, err := e.store.UpdateTask(ctx, id, func(t *Record) error {
@@ -472,7 +472,7 @@ func (e *engine) load(ctx context.Context, req *runtime.MethodRequest, id string
 				return nil, errUnknownTask(id)
 			}
 		default:
-			return nil, runtime.NewError(runtime.CodeInternalError, "reading task %s: %v", id, err)
+			return nil, e.storeFailed(ctx, "reading the task", id, err)
 		}
 	}
 	return r, nil

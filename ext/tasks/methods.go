@@ -71,7 +71,7 @@ func (e *engine) cancelTask(ctx context.Context, req *runtime.MethodRequest) (*r
 	case errors.Is(err, ErrNotFound):
 		return nil, errUnknownTask(id)
 	case err != nil:
-		return nil, runtime.NewError(runtime.CodeInternalError, "cancelling task %s: %v", id, err)
+		return nil, e.storeFailed(ctx, "cancelling the task", id, err)
 	}
 	return eraOf(req).cancelled(r, "")
 }
@@ -90,10 +90,13 @@ func (e *engine) updateTask(ctx context.Context, req *runtime.MethodRequest) (*r
 		return nil, err
 	}
 	var p struct {
-		InputResponses json.RawMessage `json:"inputResponses"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	}
-	var answers map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &p) != nil || !isObject(p.InputResponses) || json.Unmarshal(p.InputResponses, &answers) != nil {
+	if err := runtime.DecodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	answers := p.InputResponses
+	if answers == nil {
 		return nil, runtime.NewError(runtime.CodeInvalidParams, "tasks/update: params.inputResponses must be an object mapping input request keys to results")
 	}
 	r, err := e.load(ctx, req, id)
@@ -114,7 +117,7 @@ func (e *engine) updateTask(ctx context.Context, req *runtime.MethodRequest) (*r
 	case errors.Is(err, ErrNotFound):
 		return nil, errUnknownTask(id)
 	case err != nil:
-		return nil, runtime.NewError(runtime.CodeInternalError, "updating task %s: %v", id, err)
+		return nil, e.storeFailed(ctx, "updating the task", id, err)
 	}
 	return &runtime.MethodResult{Result: struct{}{}}, nil
 }
@@ -235,8 +238,8 @@ func (e *engine) listTasks(ctx context.Context, req *runtime.MethodRequest) (*ru
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, runtime.NewError(runtime.CodeInvalidParams, "params.cursor must be a string")
+	if err := runtime.DecodeParams(req.Params, &p); err != nil {
+		return nil, err
 	}
 	cursor := ""
 	if p.Cursor != nil {
@@ -247,7 +250,7 @@ func (e *engine) listTasks(ctx context.Context, req *runtime.MethodRequest) (*ru
 	case errors.Is(err, ErrInvalidCursor):
 		return nil, runtime.NewError(runtime.CodeInvalidParams, "tasks/list: invalid cursor")
 	case err != nil:
-		return nil, runtime.NewError(runtime.CodeInternalError, "listing tasks: %v", err)
+		return nil, e.storeFailed(ctx, "listing tasks", "", err)
 	}
 	tasks := make([]json.RawMessage, 0, len(page))
 	for _, r := range page {

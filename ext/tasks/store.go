@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -48,6 +49,12 @@ type Store interface {
 	// the channel.
 	TaskChanged(ctx context.Context, id string) (ch <-chan struct{}, done func())
 }
+
+// A Store's errors reach the client only through storeFailed: a store
+// that cannot reach its database returns an error for which
+// errors.Is(err, runtime.ErrStoreUnavailable) holds (redisstore's
+// UnavailableError), and the client reads a stable message; what failed,
+// with the driver's words, goes to the server's log.
 
 // ErrNotFound: no task has this ID (it never existed, or expired).
 var ErrNotFound = errors.New("mcpgen: task not found")
@@ -310,4 +317,18 @@ func DecodeCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", ErrInvalidCursor
 	}
 	return time.Unix(0, n), id, nil
+}
+
+// storeFailed is the -32603 a client gets for a Store error of op on task
+// id: "task store unavailable; try again later" when the store is
+// unreachable, "task store error" otherwise, never the error's own text
+// (it may name the store's address, its driver or the server's Go types).
+// The whole error is logged.
+func (e *engine) storeFailed(ctx context.Context, op, id string, err error) *runtime.Error {
+	e.logger.LogAttrs(ctx, slog.LevelError, "tasks: the task store failed",
+		slog.String("op", op), slog.String("task", id), slog.String("error", err.Error()))
+	if errors.Is(err, runtime.ErrStoreUnavailable) {
+		return runtime.NewError(runtime.CodeInternalError, "%s: task store unavailable; try again later", op)
+	}
+	return runtime.NewError(runtime.CodeInternalError, "%s: task store error", op)
 }

@@ -79,8 +79,8 @@ func taskID(req *runtime.MethodRequest) (string, error) {
 	var p struct {
 		TaskID *string `json:"taskId"`
 	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return "", runtime.NewError(runtime.CodeInvalidParams, "params.taskId must be a string")
+	if err := runtime.DecodeParams(req.Params, &p); err != nil {
+		return "", err
 	}
 	if p.TaskID == nil || *p.TaskID == "" {
 		return "", runtime.NewError(runtime.CodeInvalidParams, "%s: params.taskId is required", req.Method)

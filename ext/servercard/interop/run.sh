@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A real browser reads a server card from another origin: headless Chromium
-# (Debian's, driven by playwright-core) fetches the card, revalidates it
+# (Debian's, driven by playwright-core) fetches the card of a runtime.Server
+# that enabled it (servercard.Enable, the runtime's own routes), revalidates it
 # with If-None-Match (preflighted) and reads the legacy document, while a
 # path without CORS headers stays unreadable. Installs Node 22 and
 # playwright-core with npm ci, and Debian's chromium when it is missing;
