@@ -35,13 +35,16 @@ type Client struct {
 	script script
 	inbox  inbox
 
-	mu          sync.Mutex
-	reruns      []*rerun
-	stray       []error // questions no request of this client could be tied to
-	listens     []context.CancelFunc
-	toolHeaders map[string][]headerParam // 2026-07-28 HTTP: the x-mcp-header properties per tool
-	closed      bool
-	listening   sync.WaitGroup
+	mu     sync.Mutex
+	reruns []*rerun
+	stray  []error // questions no request of this client could be tied to
+	// rootsFetches are the server's own roots fetches the client set off
+	// (initialized, list_changed) and has not seen yet, over stdio.
+	rootsFetches atomic.Int32
+	listens      []context.CancelFunc
+	toolHeaders  map[string][]headerParam // 2026-07-28 HTTP: the x-mcp-header properties per tool
+	closed       bool
+	listening    sync.WaitGroup
 }
 
 // Connect connects a client in era to target and initializes its session
@@ -53,6 +56,9 @@ func Connect(tb testing.TB, target Target, era Era, opts ...Option) *Client {
 		tb.Fatal(err)
 	}
 	c := &Client{tb: tb, era: era, cfg: newConfig(opts)}
+	if c.cfg.hasRoots {
+		c.script.roots, c.script.hasRoots = c.cfg.roots, true
+	}
 	c.inbox.init()
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.timeout)
 	defer cancel()
@@ -72,6 +78,14 @@ func Connect(tb testing.TB, target Target, era Era, opts ...Option) *Client {
 
 // Era is the protocol version the client speaks.
 func (c *Client) Era() Era { return c.era }
+
+// declaresRoots reports whether the client declares the roots capability.
+func (c *Client) declaresRoots() bool {
+	var caps struct {
+		Roots json.RawMessage `json:"roots"`
+	}
+	return json.Unmarshal(c.capabilities(), &caps) == nil && len(caps.Roots) > 0 && string(caps.Roots) != "null"
+}
 
 func (c *Client) capabilities() json.RawMessage {
 	if c.cfg.capabilities != nil {
@@ -103,6 +117,9 @@ func (c *Client) initialize(ctx context.Context) error {
 		return fmt.Errorf("mcptest: initialize: asked for protocol %s, the server answered %q", c.era, init.ProtocolVersion)
 	}
 	c.serverCaps = init.Capabilities
+	if c.declaresRoots() {
+		c.rootsFetches.Add(1)
+	}
 	if err := c.tr.notify(ctx, &message{JSONRPC: "2.0", Method: "notifications/initialized"}); err != nil {
 		return fmt.Errorf("mcptest: notifications/initialized: %w", err)
 	}
@@ -301,10 +318,28 @@ func (c *Client) incoming(ctx context.Context, m *message, x *exchange) *message
 	case "elicitation/create", "sampling/createMessage", "roots/list":
 		q := c.question(m.Method, m.Params, "", x)
 		res, err := c.script.answer(ctx, q)
+		// A session's server asks for the roots on its own too, once after
+		// notifications/initialized and once after each
+		// notifications/roots/list_changed: a roots/list no request caused,
+		// which over stdio cannot be told from one of the only request in
+		// flight, so the client counts the fetches it set off. One the script
+		// has no answer for fails; a call that reads roots then asks within
+		// the call, where the missing answer is reported.
+		background := x == nil
+		if _, overStdio := c.tr.(*stdioTransport); overStdio && m.Method == "roots/list" {
+			for n := c.rootsFetches.Load(); n > 0; n = c.rootsFetches.Load() {
+				if c.rootsFetches.CompareAndSwap(n, n-1) {
+					background = true
+					break
+				}
+			}
+		}
 		if err != nil {
-			if x != nil {
+			switch {
+			case background && m.Method == "roots/list":
+			case x != nil:
 				x.noAnswer(err)
-			} else {
+			default:
 				c.mu.Lock()
 				c.stray = append(c.stray, err)
 				c.mu.Unlock()

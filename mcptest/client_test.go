@@ -385,3 +385,74 @@ func TestHeaderParams(t *testing.T) {
 		}
 	})
 }
+
+// sessionRootsTool reads the roots as the session holds them.
+var sessionRootsTool = runtime.Tool{
+	Name:       "session_roots",
+	Definition: json.RawMessage(`{"name":"session_roots","inputSchema":{"type":"object"}}`),
+	Handler: func(ctx context.Context, call *runtime.Call, _ json.RawMessage) (*runtime.ToolResult, error) {
+		roots, err := call.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var uris []string
+		for _, r := range roots {
+			uris = append(uris, r.URI)
+		}
+		return runtime.ContentResult(call, []runtime.Content{runtime.Text(strings.Join(uris, " ") + " by " + call.ClientInfo().Name)}), nil
+	},
+}
+
+// TestRootsAsSessionState: in a session the server asks for the client's
+// roots once after initialize and once per change, and every call reads the
+// list without asking; in 2026-07-28 each call that reads roots asks. Both
+// eras, over HTTP and stdio.
+func TestRootsAsSessionState(t *testing.T) {
+	newServer := func(t *testing.T) *runtime.Server {
+		s := runtime.NewServer(runtime.Options{})
+		t.Cleanup(func() { s.Close() })
+		if err := s.AddTool(sessionRootsTool); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for name, opts := range map[string][]mcptest.Option{"http": nil, "stdio": {mcptest.OverStdio()}} {
+		t.Run(name, func(t *testing.T) {
+			mcptest.Run(t, newServer, func(t *testing.T, c *mcptest.Client) {
+				ctx := t.Context()
+				session := c.Era() != mcptest.Modern
+				if session {
+					// The GET stream (over HTTP) is where the server asks
+					// when no call is running.
+					if err := c.Listen(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				calls := 0
+				read := func(want string) {
+					t.Helper()
+					calls++
+					if got := callText(t, c, "session_roots", nil); got != want+" by mcptest" {
+						t.Errorf("call %d: %q, want %q", calls, got, want)
+					}
+				}
+				for range 3 {
+					read("file:///a")
+				}
+				if err := c.ChangeRoots(ctx, runtime.Root{URI: "file:///b"}, runtime.Root{URI: "file:///c"}); err != nil {
+					t.Fatal(err)
+				}
+				for range 2 {
+					read("file:///b file:///c")
+				}
+				want := 2 // one fetch after initialize, one after the change
+				if !session {
+					want = calls // no session to keep them in: each call asks
+				}
+				if got := c.RootsAsked(); got != want {
+					t.Errorf("the server asked for the roots %d times, want %d", got, want)
+				}
+			}, append(opts, mcptest.Roots(runtime.Root{URI: "file:///a"}))...)
+		})
+	}
+}

@@ -19,6 +19,8 @@ type config struct {
 	header       http.Header
 	timeout      time.Duration
 	maxRounds    int
+	roots        []runtime.Root
+	hasRoots     bool
 }
 
 // Default bounds.
@@ -63,6 +65,13 @@ func OverStdio() Option { return func(c *config) { c.stdio = true } }
 // without elicitation.
 func Capabilities(caps json.RawMessage) Option {
 	return func(c *config) { c.capabilities = append(json.RawMessage(nil), caps...) }
+}
+
+// Roots makes the client answer roots/list with roots from the start, so
+// that a server that asks for them as soon as the session is initialized
+// (Call.Roots) gets them; SetRoots and ChangeRoots change them later.
+func Roots(roots ...runtime.Root) Option {
+	return func(c *config) { c.roots, c.hasRoots = append([]runtime.Root{}, roots...), true }
 }
 
 // LogLevel asks for the server's log messages from this level up

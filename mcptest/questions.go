@@ -106,6 +106,7 @@ type script struct {
 	sampling func(context.Context, *runtime.SamplingRequest) (*runtime.SamplingResult, error)
 	roots    []runtime.Root
 	hasRoots bool
+	asked    int // roots/list questions answered or not, in every era
 }
 
 // DeclareForms tells the client the forms the server may ask for, so that
@@ -167,10 +168,41 @@ func (c *Client) OnSampling(answer func(ctx context.Context, req *runtime.Sampli
 }
 
 // SetRoots answers roots/list with roots (none at all is an answer too).
+// It tells the server nothing: to change the roots of a session the server
+// has asked already, use ChangeRoots.
 func (c *Client) SetRoots(roots ...runtime.Root) {
 	c.script.mu.Lock()
 	defer c.script.mu.Unlock()
 	c.script.roots, c.script.hasRoots = append([]runtime.Root{}, roots...), true
+}
+
+// ChangeRoots answers roots/list with roots from now on and, in a session,
+// tells the server they changed (notifications/roots/list_changed), as a
+// client whose user opened another folder does; the server then asks for
+// them again. In 2026-07-28 there is nothing to tell: each call that reads
+// roots asks.
+func (c *Client) ChangeRoots(ctx context.Context, roots ...runtime.Root) error {
+	c.SetRoots(roots...)
+	if c.era.stateless() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
+	defer cancel()
+	c.rootsFetches.Add(1)
+	if err := c.tr.notify(ctx, &message{JSONRPC: "2.0", Method: "notifications/roots/list_changed"}); err != nil {
+		return fmt.Errorf("mcptest: notifications/roots/list_changed: %w", err)
+	}
+	return nil
+}
+
+// RootsAsked is how many times the server asked the client for its roots
+// (roots/list), in a session's background as well as within calls, and in
+// 2026-07-28 rounds: a server that keeps roots as session state asks once
+// per change, not once per call.
+func (c *Client) RootsAsked() int {
+	c.script.mu.Lock()
+	defer c.script.mu.Unlock()
+	return c.script.asked
 }
 
 // question reads a question of the server. key is the 2026-07-28 input
@@ -278,6 +310,9 @@ func (s *script) answer(ctx context.Context, q *Question) (json.RawMessage, erro
 		}
 	}
 	sampling, roots, hasRoots := s.sampling, s.roots, s.hasRoots
+	if q.Method == "roots/list" {
+		s.asked++
+	}
 	s.mu.Unlock()
 
 	switch q.Method {

@@ -42,6 +42,11 @@ type peer interface {
 	// when the era knows it apart from the request itself (2026-07-28);
 	// else 0.
 	waited(key string) time.Duration
+	// client is what the client declared about itself (client_facts.go).
+	client() clientFacts
+	// sessionRoots is the legacy session's roots cache (roots.go), or nil
+	// where there is no session (2026-07-28): Call.Roots then asks.
+	sessionRoots() rootsSource
 }
 
 // ClientCapabilities are the parts of the client's capabilities the runtime

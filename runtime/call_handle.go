@@ -15,7 +15,8 @@ import (
 
 // FeatureCall is what the call handle of a prompt, resource or resource
 // template offers besides its elicitations: progress, logging, sampling,
-// roots, the caller and change announcements.
+// roots, the caller, what the client declared (session, name and version,
+// capabilities, protocol version) and change announcements.
 type FeatureCall struct {
 	call *Call
 }
@@ -39,8 +40,26 @@ func (c FeatureCall) CreateMessage(ctx context.Context, req *SamplingRequest) (*
 	return c.call.CreateMessage(ctx, req)
 }
 
-// ListRoots asks the client for its roots.
+// ListRoots asks the client for its roots, every time.
 func (c FeatureCall) ListRoots(ctx context.Context) ([]Root, error) { return c.call.ListRoots(ctx) }
+
+// Roots returns the client's roots: in a legacy session the list the
+// session holds (fetched after initialize and after each
+// notifications/roots/list_changed), without asking; in 2026-07-28 it asks,
+// one more round trip. ErrNoRoots when the client declared no roots.
+func (c FeatureCall) Roots(ctx context.Context) ([]Root, error) { return c.call.Roots(ctx) }
+
+// SessionID is the legacy session of the call ("" in 2026-07-28).
+func (c FeatureCall) SessionID() string { return c.call.SessionID() }
+
+// ProtocolVersion is the call's protocol version.
+func (c FeatureCall) ProtocolVersion() string { return c.call.ProtocolVersion() }
+
+// ClientInfo is the client's name and version as it declared them.
+func (c FeatureCall) ClientInfo() ClientInfo { return c.call.ClientInfo() }
+
+// ClientCapabilities are the capabilities the client declared.
+func (c FeatureCall) ClientCapabilities() ClientCapabilities { return c.call.ClientCapabilities() }
 
 // Principal is who the request's access token speaks for, or nil without
 // authorization (stdio, no Options.Auth).

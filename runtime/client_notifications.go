@@ -42,10 +42,11 @@ type NotificationHandler func(ctx context.Context, n *ClientNotification)
 var coreNotifications = map[string]string{
 	methodInitialized: "the legacy session is marked initialized",
 	methodCancelled:   "the request it names is cancelled, on whichever replica runs it; it gets no response",
-	// A hook point: a handler asks for roots when it needs them
-	// (Call.ListRoots), so the core keeps none to refresh.
-	methodRootsListChanged: "nothing in the core: Call.ListRoots asks the client anew each time",
-	methodProgress:         "nothing: the server's requests to the client carry no progress token",
+	methodRootsListChanged: "a legacy session refetches its roots (Call.Roots; Options.RootsChanged hears of a change); " +
+		"ignored in 2026-07-28, which keeps no roots, and from a client that declared no roots",
+	methodProgress: "nothing: the server's requests to the client carry no progress token",
+	methodTaskStatus: "nothing in the core: the server creates no task on the client; " +
+		"an extension may handle it (Extension.Notifications)",
 }
 
 // clientNotification hands n to the extensions that handle its method, and

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // saying what the core does with it, so that none is dropped without a
 // word.
 func TestEveryClientNotificationIsDocumented(t *testing.T) {
-	for _, m := range []string{methodInitialized, methodCancelled, methodProgress, methodRootsListChanged} {
+	for _, m := range []string{methodInitialized, methodCancelled, methodProgress, methodRootsListChanged, methodTaskStatus} {
 		if coreNotifications[m] == "" {
 			t.Errorf("%s: the core does not say what it does with it", m)
 		}
@@ -138,5 +139,20 @@ func TestHostNotifyReachesEveryClient(t *testing.T) {
 	}
 	if m := stdio.recv(); m.Method != "notifications/x/changed" || string(m.Params) != `{"n":7}` {
 		t.Errorf("stdio got %+v", m)
+	}
+}
+
+// TestClientNotificationsTableInDocs: docs/handlers.md lists each
+// notification the core documents, so that what the runtime does with it is
+// written where a server author looks.
+func TestClientNotificationsTableInDocs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/handlers.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range coreNotifications {
+		if !bytes.Contains(doc, []byte("| `"+m+"` |")) {
+			t.Errorf("docs/handlers.md has no row for %s", m)
+		}
 	}
 }

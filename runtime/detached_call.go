@@ -195,7 +195,8 @@ func isToolErrorResult(result any) bool {
 // relay.
 func (tc *ToolCallRequest) relayPeer(r Relay) *relayPeer {
 	return &relayPeer{relay: r, legacy: tc.rq.era.kind() == legacyEra,
-		caps: tc.peer.capabilities(), level: tc.peer.logLevel(), progress: tc.peer.progressToken()}
+		caps: tc.peer.capabilities(), level: tc.peer.logLevel(), progress: tc.peer.progressToken(),
+		facts: tc.peer.client(), roots: tc.peer.sessionRoots()}
 }
 
 type relayPeer struct {
@@ -204,7 +205,12 @@ type relayPeer struct {
 	caps     ClientCapabilities
 	level    LogLevel
 	progress json.RawMessage
+	facts    clientFacts // of the request that started the call
+	roots    rootsSource // the legacy session's roots, nil in 2026-07-28
 }
+
+func (p *relayPeer) client() clientFacts       { return p.facts }
+func (p *relayPeer) sessionRoots() rootsSource { return p.roots }
 
 func (p *relayPeer) capabilities() ClientCapabilities { return p.caps }
 func (p *relayPeer) logLevel() LogLevel               { return p.level }
@@ -357,6 +363,8 @@ func (p *detachingPeer) notify(ctx context.Context, method string, params any) e
 }
 
 func (p *detachingPeer) capabilities() ClientCapabilities { return p.round.capabilities() }
+func (p *detachingPeer) client() clientFacts              { return p.round.client() }
+func (p *detachingPeer) sessionRoots() rootsSource        { return p.round.sessionRoots() }
 func (p *detachingPeer) logLevel() LogLevel               { return p.round.logLevel() }
 func (p *detachingPeer) progressToken() json.RawMessage   { return p.round.progressToken() }
 func (p *detachingPeer) urlMode() urlMode                 { return urlMode{supported: true} }

@@ -253,12 +253,13 @@ func modernStatus(o outcome) int {
 }
 
 // requestMeta is what the server acts on of a 2026-07-28 request's
-// params._meta (clientInfo is only checked to be an object). There is no
-// session: every request carries all of it.
+// params._meta (clientInfo is only checked to be an object, and kept for
+// Call.ClientInfo). There is no session: every request carries all of it.
 type requestMeta struct {
 	ProtocolVersion string
 	Capabilities    ClientCapabilities
-	LogLevel        LogLevel // "" when absent: send no notifications/message
+	ClientInfo      json.RawMessage // nil when absent
+	LogLevel        LogLevel        // "" when absent: send no notifications/message
 }
 
 // parseRequestMeta validates params._meta of a 2026-07-28 request. Its error
@@ -279,8 +280,11 @@ func parseRequestMeta(meta rawMeta) (*requestMeta, *Error) {
 		return nil, NewError(CodeInvalidParams, "params._meta[%q] is required and must be an object ({} declares none)", metaClientCapabilities)
 	}
 	m.Capabilities.Raw = append(json.RawMessage(nil), raw...)
-	if raw, ok := meta[metaClientInfo]; ok && !isObjectJSON(raw) {
-		return nil, NewError(CodeInvalidParams, "params._meta[%q] must be an object", metaClientInfo)
+	if raw, ok := meta[metaClientInfo]; ok {
+		if !isObjectJSON(raw) {
+			return nil, NewError(CodeInvalidParams, "params._meta[%q] must be an object", metaClientInfo)
+		}
+		m.ClientInfo = append(json.RawMessage(nil), raw...)
 	}
 	if raw, ok := meta[metaLogLevel]; ok {
 		if json.Unmarshal(raw, &m.LogLevel) != nil || !validLogLevel(m.LogLevel) {

@@ -46,7 +46,7 @@ var tiers = []tier{
 		// backpressure wait, the shared ID allocator.
 		"era_legacy.go", "era_modern.go", "legacy_peer.go", "mrtr_peer.go",
 		"session_table.go", "session.go", "session_bus.go", "stream.go", "keepalive.go",
-		"request_scoped_sender.go", "backpressure_wait.go", "shared_id_allocator.go",
+		"request_scoped_sender.go", "backpressure_wait.go", "shared_id_allocator.go", "session_roots.go",
 	}},
 	{"dispatch", []string{
 		// One row per method: the table, the methods by family, the
@@ -74,7 +74,7 @@ var tiers = []tier{
 	{"vocabulary", []string{
 		// The words every tier uses: the public types, the JSON-RPC
 		// envelope, method names.
-		"call.go", "call_handle.go", "tool.go", "tool_output.go", "tool_adapter.go", "content.go", "elicitation.go", "url_elicitation.go",
+		"call.go", "call_handle.go", "roots.go", "client_facts.go", "tool.go", "tool_output.go", "tool_adapter.go", "content.go", "elicitation.go", "url_elicitation.go",
 		"sampling.go", "errors.go", "version.go", "optional.go", "auth.go", "jsonrpc.go",
 		"request_params.go", "params_decode.go", "method_names.go", "sse_writer.go", "paging.go",
 	}},

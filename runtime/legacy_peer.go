@@ -29,6 +29,15 @@ func (p *legacyPeer) logLevel() LogLevel {
 }
 func (p *legacyPeer) progressToken() json.RawMessage { return p.progress }
 
+// client is what the session keeps of the client's initialize.
+func (p *legacyPeer) client() clientFacts {
+	st, caps := p.x.sess.snapshot()
+	return clientFacts{sessionID: st.ID, version: st.ProtocolVersion, info: st.ClientInfo, caps: caps}
+}
+
+// sessionRoots is the session's roots cache.
+func (p *legacyPeer) sessionRoots() rootsSource { return p.x.sess }
+
 func (p *legacyPeer) notify(ctx context.Context, method string, params any) error {
 	return p.x.notify(ctx, method, params)
 }

@@ -34,4 +34,5 @@ const (
 	methodResourcesListChanged = "notifications/resources/list_changed"
 	methodResourceUpdated      = "notifications/resources/updated"
 	methodRootsListChanged     = "notifications/roots/list_changed"
+	methodTaskStatus           = "notifications/tasks/status" // 2025-11-25: either side's task changed status
 )

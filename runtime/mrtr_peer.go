@@ -86,8 +86,17 @@ func (p *mrtrPeer) notify(ctx context.Context, method string, params any) error 
 }
 
 func (p *mrtrPeer) capabilities() ClientCapabilities { return p.meta.Capabilities }
-func (p *mrtrPeer) logLevel() LogLevel               { return p.meta.LogLevel }
-func (p *mrtrPeer) progressToken() json.RawMessage   { return p.progress }
+
+// client is what the request's own _meta declares: there is no session.
+func (p *mrtrPeer) client() clientFacts {
+	return clientFacts{version: p.meta.ProtocolVersion, info: p.meta.ClientInfo, caps: p.meta.Capabilities}
+}
+
+// sessionRoots is nil: with no session to keep them, Call.Roots asks in the
+// round.
+func (p *mrtrPeer) sessionRoots() rootsSource      { return nil }
+func (p *mrtrPeer) logLevel() LogLevel             { return p.meta.LogLevel }
+func (p *mrtrPeer) progressToken() json.RawMessage { return p.progress }
 
 // elicitationID is empty: 2026-07-28 drops elicitationId (an answer is bound
 // to its question by the input request key and requestState).

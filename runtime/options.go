@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -98,6 +99,14 @@ type Options struct {
 	// context. Without a bound, a call whose client went away for good
 	// would wait, and keep its session from expiring, forever.
 	RequestTimeout time.Duration
+	// RootsChanged, when set, is told each time a legacy session's roots
+	// (Call.Roots) differ from the list the server held before: the first
+	// fetch after notifications/initialized, and each refetch after
+	// notifications/roots/list_changed that brings a different list. It runs
+	// on the replica that fetched them, in the fetch's goroutine (the next
+	// fetch of that session waits for it): keep it short. A panic is
+	// recovered and logged.
+	RootsChanged func(ctx context.Context, change RootsChange)
 	// ResumeWindow is how long a request's event stream may stay without a
 	// connection (the client dropped it) before it is given up: its buffered
 	// messages are dropped and its handler's sends fail instead of waiting
@@ -122,7 +131,9 @@ type Options struct {
 	// MaxClientDataBytes bounds what a session stores of the client's
 	// initialize: clientInfo and capabilities, each. A larger clientInfo is
 	// stored as its name, version and title only; larger capabilities as
-	// the ones the runtime acts on. 0 means 8 KiB.
+	// the ones the runtime acts on. It bounds the roots a session keeps
+	// (Call.Roots) too: a larger list is not kept, and each call asks for
+	// it. 0 means 8 KiB.
 	MaxClientDataBytes int
 	// MaxGETStreams bounds the GET streams (standalone and resumed) and
 	// 2026-07-28 subscriptions/listen streams open at once in this process;

@@ -15,12 +15,23 @@ import (
 type requestScopedSender struct {
 	sess   *session
 	origin *stream // the request's own stream; nil when it has none
+	// sent, when set, is told that a message went out (a session's own
+	// roots fetch waits for its answer only once it did).
+	sent func()
 }
 
 // send queues data and returns the stream it went out on, so that a
 // follow-up about the same message (notifications/cancelled) takes the same
 // route.
 func (r *requestScopedSender) send(ctx context.Context, data []byte) (*stream, error) {
+	st, err := r.route(ctx, data)
+	if err == nil && r.sent != nil {
+		r.sent()
+	}
+	return st, err
+}
+
+func (r *requestScopedSender) route(ctx context.Context, data []byte) (*stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

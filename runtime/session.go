@@ -41,6 +41,7 @@ type session struct {
 	inputEnd    error         // stdio: why inputClosed closed, set before it closes
 	stdioOut    *stream       // stdio: the connection's output, for messages unrelated to a request
 	extra       *sessionExtra // allocated on first use
+	rootsFetch  *rootsCache   // the fetching of the client's roots (session_roots.go); nil until the first
 }
 
 // sessionExtra is the part of a session that only some sessions use: a

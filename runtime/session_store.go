@@ -42,6 +42,15 @@ type SessionState struct {
 	// against in the server's bounds (Options.CallerShare): the network
 	// address its initialize came from. Empty: the session itself.
 	Caller string `json:"caller,omitempty"`
+	// Roots are the client's roots as the server last fetched them
+	// (roots/list after notifications/initialized and after each
+	// notifications/roots/list_changed); RootsKnown tells an empty list
+	// apart from one never fetched, and RootsStale marks a list the client
+	// has said changed since (until the refetch lands). Every replica's
+	// calls read them (Call.Roots).
+	Roots      []Root `json:"roots,omitempty"`
+	RootsKnown bool   `json:"rootsKnown,omitempty"`
+	RootsStale bool   `json:"rootsStale,omitempty"`
 }
 
 // SessionStore keeps legacy sessions. The in-memory default serves one

@@ -65,6 +65,7 @@ type sessionOptions struct {
 	retryInterval      time.Duration
 	fallbackWait       time.Duration
 	requestTimeout     time.Duration
+	rootsChanged       func(context.Context, RootsChange) // Options.RootsChanged
 }
 
 func newSessionTable(o Options, logger *slog.Logger, base context.Context, closing *atomic.Bool) *sessionTable {
@@ -74,7 +75,7 @@ func newSessionTable(o Options, logger *slog.Logger, base context.Context, closi
 			maxSessions: o.MaxSessions, maxClientDataBytes: o.MaxClientDataBytes, maxCallsPerSession: o.MaxCallsPerSession,
 			keepAlive: o.KeepAlive, idleTimeout: o.SessionIdleTimeout, streamBuffer: o.StreamBuffer,
 			resumeWindow: o.ResumeWindow, retryInterval: o.RetryInterval, fallbackWait: o.FallbackWait,
-			requestTimeout: o.RequestTimeout}}
+			requestTimeout: o.RequestTimeout, rootsChanged: o.RootsChanged}}
 	t.questions, t.endQuestions = context.WithCancelCause(base)
 	if t.store == nil {
 		t.store = &MemorySessionStore{}
@@ -109,6 +110,9 @@ func (t *sessionTable) closeAll() {
 			continue
 		}
 		t.endSession(context.Background(), sess)
+	}
+	for _, sess := range list {
+		sess.waitRootsFetch()
 	}
 }
 
@@ -278,6 +282,7 @@ func (t *sessionTable) refresh(ctx context.Context, sess *session) error {
 	sess.mu.Lock()
 	sess.state.LogLevel = st.LogLevel
 	sess.state.Initialized = st.Initialized
+	sess.state.Roots, sess.state.RootsKnown, sess.state.RootsStale = st.Roots, st.RootsKnown, st.RootsStale
 	sess.mu.Unlock()
 	return nil
 }
@@ -391,10 +396,22 @@ func (t *sessionTable) serveNotification(ctx context.Context, sess *session, msg
 		if err := sess.update(sess.ctx, func(st *SessionState) { st.Initialized = true }); err != nil {
 			t.logger.Warn("saving the session", "session", sess.id, "error", err)
 		}
+		sess.refetchRoots() // in the background: the notification is answered at once
 	case methodCancelled:
 		if id := msg.params().RequestID; validID(id) {
 			sess.cancelInflight(id)
 		}
+	case methodRootsListChanged:
+		if _, caps := sess.snapshot(); caps.Roots == nil {
+			sess.logRootsIgnored(ctx)
+			break
+		}
+		// No call reads the list the client said changed, here or on another
+		// replica: until the refetch lands, a call asks on its own stream.
+		if err := sess.update(sess.ctx, func(st *SessionState) { st.RootsStale = st.RootsKnown }); err != nil {
+			t.logger.Warn("saving the session", "session", sess.id, "error", err)
+		}
+		sess.refetchRoots()
 	}
 }
 

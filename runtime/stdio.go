@@ -59,6 +59,7 @@ loop:
 		case werr := <-writerDone:
 			sess.cancel()
 			handlers.Wait()
+			sess.waitRootsFetch()
 			return fmt.Errorf("writing to the client: %w", werr)
 		}
 	}
@@ -85,6 +86,7 @@ loop:
 	}
 	sess.cancel()
 	handlers.Wait()
+	sess.waitRootsFetch()
 	out.q.finish()
 	if werr := <-writerDone; werr != nil && err == nil {
 		err = fmt.Errorf("writing to the client: %w", werr)

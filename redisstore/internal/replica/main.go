@@ -80,6 +80,8 @@ func main() {
 	opts := runtime.Options{Name: "replica", Version: "1.0.0", Logger: logger, RequestTimeout: *requestTimeout, KeepAlive: *keepAlive,
 		SessionIdleTimeout: *idle, SingleUseState: *singleUse,
 		StateKey: []byte(*stateKey)}
+	changes := &rootsChanges{}
+	opts.RootsChanged = changes.hook
 	if *auth {
 		opts.Auth = &runtime.Auth{Resource: "http://127.0.0.1/mcp", AuthorizationServers: []string{"https://issuer.test"},
 			Verifier: runtime.TokenVerifierFunc(testToken)}
@@ -149,6 +151,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := addPlainTools(srv); err != nil {
+		fmt.Fprintln(os.Stderr, "replica:", err)
+		os.Exit(1)
+	}
+	if err := addRootsTools(srv, changes, replicaID); err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
