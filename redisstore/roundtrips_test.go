@@ -218,7 +218,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	}()
 
 	// Per request: a replica with no keep-alive tick in the way.
-	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", "1h")
+	rs := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", "1h", "-events=false")
 	c := newCluster(rs)
 	url := rs[0].url
 	s, err := c.initialize(ctx)
@@ -317,7 +317,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 
 	// Per keep-alive tick: a replica ticking every 200ms.
 	const every = 200 * time.Millisecond
-	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String(), "-heartbeat", "1h")
+	ticking := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", every.String(), "-heartbeat", "1h", "-events=false")
 	tc := newCluster(ticking)
 	ts, err := tc.initialize(ctx)
 	if err != nil {
@@ -351,10 +351,21 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	// channels subscribed) is over: what follows is its heartbeat.
 	const beat, beats = 50 * time.Millisecond, 20
 	m.measure(ctx, func() {})
-	startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", beat.String())
+	beating := startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", beat.String(), "-events=false")
 	beatEnd := m.span(ctx)
 	time.Sleep(beats * beat) // the heartbeat runs on its own clock
 	beatCost := row("each replica, every heartbeat (1s by default)", beatEnd(), beats)
+	beating[0].stop(t)
+
+	// A replica's events engine with no subscription: its webhook delivery
+	// queue, which another replica may fill, asked every PollEvery
+	// (500ms), for 3 seconds.
+	const eventsWindow = 3 * time.Second
+	m.measure(ctx, func() {})
+	startReplicas(t, 1, rd.addr, testPrefix(t), "-keepalive", "1h", "-heartbeat", "1h")
+	eventsEnd := m.span(ctx)
+	time.Sleep(eventsWindow)
+	eventsCost := row("each replica's events engine with no subscription, every second", eventsEnd(), int(eventsWindow/time.Second))
 
 	t.Run("budgets", func(t *testing.T) {
 		check := func(r costRow, rt, cmds float64) {
@@ -380,6 +391,10 @@ func TestRoundTripsPerOperation(t *testing.T) {
 		}
 		check(idleCost, 0, 0)
 		check(beatCost, 1.2, 3.6) // one script: SET, PUBLISH (a beat more or less at either end)
+		// Two looks at the delivery queue a second, each at most its due
+		// jobs (ZRANGEBYSCORE) and a claim (one script), a look more or
+		// less at either end of the window.
+		check(eventsCost, 4.5, 9)
 		check(progress, 1, -1)
 		// An event is one script: no MULTI, no priming event, the stream
 		// indexed once (the elicitation and the result: two events, one stream).

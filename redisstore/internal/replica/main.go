@@ -57,6 +57,7 @@ func main() {
 	memory := flag.Bool("memory", false, "in-memory stores (one process, no Redis): the benchmarks' baseline")
 	singleUse := flag.Bool("single-use", false, "single-use requestState (Options.SingleUseState)")
 	taskLease := flag.Duration("task-lease", 0, "lease of a running task (tasks.Options.Lease; 0: the default)")
+	withEvents := flag.Bool("events", true, "serve the events extension; its webhook delivery queue asks Redis twice a second, which the round-trip counts measure on their own")
 	auth := flag.Bool("auth", false, `demand bearer tokens "subject;scope+scope": tests name their principals`)
 	flag.Parse()
 
@@ -162,12 +163,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replica:", err)
 		os.Exit(1)
 	}
-	stopEvents, err := addEvents(srv, rdb, *prefix, []byte(*stateKey), *memory, logger)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "replica:", err)
-		os.Exit(1)
+	if *withEvents {
+		stopEvents, err := addEvents(srv, rdb, *prefix, []byte(*stateKey), *memory, logger)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replica:", err)
+			os.Exit(1)
+		}
+		defer stopEvents()
 	}
-	defer stopEvents()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replica:", err)
