@@ -77,7 +77,8 @@ func TestSoak(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.AddExtension(spawnExtension(10_000)); err != nil {
+	spawn, releaseSpawned := spawnExtension(10_000)
+	if err := s.AddExtension(spawn); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -164,6 +165,7 @@ func TestSoak(t *testing.T) {
 			}
 			hostileDone() // the held calls' client goes away; their session expires
 			calls.Wait()
+			releaseSpawned() // the things' lifetime ends, as tasks' TTLs do
 		})
 		run(1, func(int) {
 			c := politeSession
@@ -394,13 +396,22 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// spawnExtension adds x/spawn, which keeps one thing for its caller for a
-// second (as a task is kept until its TTL), within a share of total things
-// (Host.NewShare): one caller runs into its share while the others are
-// served.
-func spawnExtension(total int64) Extension {
+// spawnExtension adds x/spawn, which keeps one thing for its caller (as a
+// task is kept until its TTL) until release is called or a minute passed,
+// within a share of total things (Host.NewShare): one caller runs into its
+// share while the others are served, however slowly the machine lets it
+// send. release ends the lifetime of every thing kept so far.
+func spawnExtension(total int64) (ext Extension, release func()) {
 	var share *Share
 	var host *Host
+	var mu sync.Mutex
+	ended := make(chan struct{}) // closed by release; a new one for the next things
+	release = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		close(ended)
+		ended = make(chan struct{})
+	}
 	return Extension{ID: "x.example/spawn",
 		Init: func(h *Host) error {
 			host, share = h, h.NewShare("spawn.Options.MaxSpawned", "things", total)
@@ -410,10 +421,14 @@ func spawnExtension(total int64) Extension {
 			if err := share.Take(req.Caller, 1); err != nil {
 				return nil, err
 			}
+			mu.Lock()
+			lifetime := ended
+			mu.Unlock()
 			host.Go(func() {
-				t := time.NewTimer(time.Second)
+				t := time.NewTimer(time.Minute)
 				defer t.Stop()
 				select {
+				case <-lifetime:
 				case <-t.C:
 				case <-host.Context().Done():
 				}
@@ -421,5 +436,5 @@ func spawnExtension(total int64) Extension {
 			})
 			return &MethodResult{Result: struct{}{}}, nil
 		}}},
-	}
+	}, release
 }
