@@ -118,7 +118,13 @@ func (k *eventKind) build(bc *buildContext) part {
 		b.warnExtra()
 		b.breakCycles(ir.decls, ev.input)
 		if bc.testClient {
-			bc.claimClientMethod("Poll"+ir.goName, at, hint, fmt.Sprintf("event type %q", ev.name))
+			what := fmt.Sprintf("event type %q", ev.name)
+			bc.claimClientMethod("Poll"+ir.goName, at, hint, what)
+			if ev.offers("webhook") {
+				for _, m := range ir.webhookClientMethods() {
+					bc.claimClientMethod(m, at, hint, what)
+				}
+			}
 		}
 		p.events = append(p.events, ir)
 	}

@@ -208,4 +208,65 @@ func emitTestEvent(f *jen.File, importPath string, ev *eventIR) {
 			jen.Return(jen.Nil(), jen.Nil(), jen.False(), jen.False(), jen.Err())),
 		jen.Return(id("res").Dot("Events"), id("res").Dot("Cursor"), id("res").Dot("Truncated"), id("res").Dot("HasMore"), jen.Nil()),
 	)
+	if ev.offers("webhook") {
+		emitTestWebhook(f, importPath, ev)
+	}
+}
+
+// eventstestPkg is the webhook receiver for tests.
+const eventstestPkg = eventsPkg + "/eventstest"
+
+// emitTestWebhook writes the test client's typed webhook subscription of
+// an event type: subscribe, unsubscribe, and the typed read of what an
+// eventstest.Receiver got.
+func emitTestWebhook(f *jen.File, importPath string, ev *eventIR) {
+	id := jen.Id
+	args := qualifiedType(ev.args, importPath)
+	data := qualifiedType(ev.data, importPath)
+	sub, unsub, recv := ev.webhookClientMethods()[0], ev.webhookClientMethods()[1], ev.webhookClientMethods()[2]
+	params := func(secret jen.Code) jen.Code {
+		return jen.Map(jen.String()).Any().Values(jen.DictFunc(func(d jen.Dict) {
+			d[jen.Lit("name")] = jen.Qual(importPath, ev.constName())
+			d[jen.Lit("arguments")] = id("args")
+			d[jen.Lit("delivery")] = jen.Qual(eventsPkg, "Delivery").Values(jen.DictFunc(func(d jen.Dict) {
+				d[id("Mode")] = jen.Qual(eventsPkg, "ModeWebhook")
+				d[id("URL")] = id("url")
+				if secret != nil {
+					d[id("Secret")] = secret
+				}
+			}))
+		}))
+	}
+	f.Add(comment(fmt.Sprintf("%s subscribes the webhook endpoint url, which verifies with the whsec_ secret, to event type %s "+
+		"with args (events/subscribe; again with the same args and url: a refresh, with a rotated secret). The server verifies the "+
+		"endpoint before it answers. In a test, an eventstest.Receiver is such an endpoint (its URL and Secret), and %s reads "+
+		"what it receives. Webhook subscriptions need an authenticated principal (the server's Auth), and a callback on "+
+		"loopback needs events.WebhookOptions.AllowLoopbackCallbacks.", sub, ev.name, recv)))
+	f.Func().Params(id("c").Op("*").Id("Client")).Id(sub).Params(ctx(), id("args").Add(args.Clone()), id("url"), id("secret").String()).
+		Params(jen.Qual(eventsPkg, "SubscribeResult"), jen.Error()).Block(
+		id("raw").Op(",").Err().Op(":=").Id("c").Dot("Client").Dot("Request").Call(id("ctx"), jen.Lit("events/subscribe"), params(id("secret"))),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(eventsPkg, "SubscribeResult").Values(), jen.Err())),
+		jen.Var().Id("res").Qual(eventsPkg, "SubscribeResult"),
+		jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(id("raw"), jen.Op("&").Id("res")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Qual(eventsPkg, "SubscribeResult").Values(), jen.Err())),
+		jen.Return(id("res"), jen.Nil()),
+	)
+	f.Add(comment(fmt.Sprintf("%s ends the webhook subscription of url to event type %s with args (events/unsubscribe).", unsub, ev.name)))
+	f.Func().Params(id("c").Op("*").Id("Client")).Id(unsub).Params(ctx(), id("args").Add(args.Clone()), id("url").String()).Error().Block(
+		jen.List(id("_"), jen.Err()).Op(":=").Id("c").Dot("Client").Dot("Request").Call(id("ctx"), jen.Lit("events/unsubscribe"), params(nil)),
+		jen.Return(jen.Err()),
+	)
+	f.Add(comment(fmt.Sprintf("%s returns the next event rc received (its signature verified, a retry handed out once), "+
+		"skipping gap and terminated envelopes, with its payload decoded; an event of another type is an error. It waits "+
+		"until ctx ends.", recv)))
+	f.Func().Params(id("c").Op("*").Id("Client")).Id(recv).Params(ctx(), id("rc").Op("*").Qual(eventstestPkg, "Receiver")).
+		Params(data.Clone(), jen.Qual(eventstestPkg, "Delivery"), jen.Error()).Block(
+		jen.List(id("ev"), id("d"), jen.Err()).Op(":=").Qual(eventstestPkg, "NextEvent").Index(data.Clone()).Call(id("ctx"), id("rc")),
+		jen.If(jen.Err().Op("==").Nil().Op("&&").Id("d").Dot("Event").Dot("Name").Op("!=").Qual(importPath, ev.constName())).Block(
+			jen.Var().Id("zero").Add(data.Clone()),
+			jen.Return(id("zero"), id("d"), jen.Qual("fmt", "Errorf").Call(jen.Lit("received an event of type %q, want %q"),
+				id("d").Dot("Event").Dot("Name"), jen.Qual(importPath, ev.constName()))),
+		),
+		jen.Return(id("ev"), id("d"), jen.Err()),
+	)
 }

@@ -1,5 +1,7 @@
 package generator
 
+import "slices"
+
 // eventsPkg serves event types: the events extension's engine.
 const eventsPkg = "github.com/mcpgen/mcpgen/ext/events"
 
@@ -33,6 +35,21 @@ func (e *eventIR) subscribeMethod() string {
 func (e *eventIR) matcherName() string { return e.goName + "Matcher" }
 func (e *eventIR) watcherName() string { return e.goName + "Watcher" }
 func (e *eventIR) emitMethod() string  { return "Emit" + e.goName }
+
+// offers reports whether the type offers a delivery mode (as
+// eventDef.offers).
+func (e *eventIR) offers(mode string) bool {
+	if e.delivery == nil {
+		return mode != "poll" || !e.noReplay
+	}
+	return slices.Contains(e.delivery, mode)
+}
+
+// webhookClientMethods are the test client's methods of a type offered by
+// webhook.
+func (e *eventIR) webhookClientMethods() []string {
+	return []string{"Subscribe" + e.goName, "Unsubscribe" + e.goName, "Receive" + e.goName}
+}
 
 // eventPart is the event types of the package.
 type eventPart struct {

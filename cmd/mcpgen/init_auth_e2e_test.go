@@ -22,7 +22,8 @@ func TestInitAuthRejectsABadIssuer(t *testing.T) {
 
 // A scaffold with --auth builds offline against this checkout's runtime and
 // oauth modules and serves as a resource server: 401 with a challenge, and
-// metadata naming the issuer and the scopes of its schemas.
+// metadata naming the issuer and the scopes of its schemas; and, with the
+// development issuer's tokens, it delivers note_added by signed webhook.
 func TestInitAuthEndToEnd(t *testing.T) {
 	e2eEnv(t, "oauth")
 	dir := filepath.Join(t.TempDir(), "secure-notes")
@@ -71,4 +72,5 @@ func TestInitAuthEndToEnd(t *testing.T) {
 		!slices.Equal(prm.ScopesSupported, []string{"notes:write", "notes:read"}) {
 		t.Errorf("metadata: %+v", prm)
 	}
+	t.Run("webhooks", func(t *testing.T) { testWebhooks(t, dir, bin) })
 }

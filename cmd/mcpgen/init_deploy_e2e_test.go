@@ -82,15 +82,21 @@ func freeAddr(t *testing.T) string {
 }
 
 // codeBlocks returns the README's fenced blocks of the given language, in
-// order, under the heading that starts with heading.
+// order, under the heading that starts with heading, up to the next
+// heading of its level or above.
 func codeBlocks(readme, heading, lang string) []string {
 	i := strings.Index(readme, heading)
 	if i < 0 {
 		return nil
 	}
 	section := readme[i:]
-	if j := strings.Index(section[len(heading):], "\n## "); j >= 0 {
-		section = section[:len(heading)+j]
+	// "### Try" is level 3; "\n# " is not looked for, since a line of a
+	// shell block may start so.
+	for level := 2; level <= strings.Index(heading, " "); level++ {
+		next := "\n" + strings.Repeat("#", level) + " "
+		if j := strings.Index(section[len(heading):], next); j >= 0 {
+			section = section[:len(heading)+j]
+		}
 	}
 	re := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```")
 	var blocks []string

@@ -342,10 +342,10 @@ func (t *Tools) RenameNote(ctx context.Context, call RenameNoteCall, in RenameNo
 // startHTTPServer starts the scaffolded server on a free loopback port and
 // returns its endpoint URL. The server is stopped with an interrupt at the end
 // of the test, and must exit cleanly.
-func startHTTPServer(t *testing.T, bin string) string {
+func startHTTPServer(t *testing.T, bin string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-addr", "127.0.0.1:0"}, flags...)...)
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 	logs, err := cmd.StderrPipe()
 	if err != nil {
@@ -394,6 +394,7 @@ type mcpHTTP struct {
 	client *http.Client
 	url    string
 	sid    string
+	token  string // a bearer token for every request; "": none
 }
 
 // post sends one JSON-RPC message and returns the response.
@@ -405,6 +406,9 @@ func (c *mcpHTTP) post(ctx context.Context, body string) *http.Response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	if c.sid != "" {
 		req.Header.Set("Mcp-Session-Id", c.sid)
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")

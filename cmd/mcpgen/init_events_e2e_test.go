@@ -9,12 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpgen/mcpgen/ext/events/eventstest"
 )
 
 // testHTTPEvents: the scaffold's note_added event, served by the built
 // binary over HTTP, reaches a 2026-07-28 push stream (filtered by the
 // subscription's title prefix, tagged with the stream's request id) and a
-// 2025-11-25 session's poll from its cursor, as add_note saves new notes.
+// 2025-11-25 session's poll from its cursor, as add_note saves new notes;
+// a webhook subscription is refused, for want of a principal.
 func testHTTPEvents(t *testing.T, bin string) {
 	url := startHTTPServer(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -78,6 +81,15 @@ func testHTTPEvents(t *testing.T, bin string) {
 		}
 	}
 	stopStream()
+
+	// Webhooks need an authenticated principal (SEP-3415): this scaffold,
+	// made without --auth, has none to give them, and says so.
+	rc := eventstest.NewReceiver(t)
+	if m := statelessCall(ctx, t, c.client, url, "", 30, "events/subscribe",
+		fmt.Sprintf(`{"name":"note_added","delivery":{"mode":"webhook","url":%q,"secret":%q}}`, rc.URL, rc.Secret)); m.Error == nil ||
+		!bytes.Contains(m.Error, []byte("authenticated principal")) || rc.Verifications() != 0 {
+		t.Errorf("events/subscribe without a principal: %s %s (%d verifications)", m.Result, m.Error, rc.Verifications())
+	}
 
 	var polled struct {
 		Events []struct {

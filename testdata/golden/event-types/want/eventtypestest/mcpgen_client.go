@@ -9,8 +9,11 @@ package eventtypestest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	events "github.com/mcpgen/mcpgen/ext/events"
+	eventstest "github.com/mcpgen/mcpgen/ext/events/eventstest"
 	"github.com/mcpgen/mcpgen/mcptest"
 	"github.com/mcpgen/mcpgen/runtime"
 	eventtypes "github.com/mcpgen/mcpgen/testdata/golden/event-types/want"
@@ -114,4 +117,57 @@ func (c *Client) PollNoteAdded(ctx context.Context, args eventtypes.NoteAddedArg
 		return nil, nil, false, false, err
 	}
 	return res.Events, res.Cursor, res.Truncated, res.HasMore, nil
+}
+
+// SubscribeNoteAdded subscribes the webhook endpoint url, which verifies with the whsec_
+// secret, to event type note_added with args (events/subscribe; again with the same args and
+// url: a refresh, with a rotated secret). The server verifies the endpoint before it answers.
+// In a test, an eventstest.Receiver is such an endpoint (its URL and Secret), and
+// ReceiveNoteAdded reads what it receives. Webhook subscriptions need an authenticated
+// principal (the server's Auth), and a callback on loopback needs
+// events.WebhookOptions.AllowLoopbackCallbacks.
+func (c *Client) SubscribeNoteAdded(ctx context.Context, args eventtypes.NoteAddedArgs, url, secret string) (events.SubscribeResult, error) {
+	raw, err := c.Client.Request(ctx, "events/subscribe", map[string]any{
+		"arguments": args,
+		"delivery": events.Delivery{
+			Mode:   events.ModeWebhook,
+			Secret: secret,
+			URL:    url,
+		},
+		"name": eventtypes.NoteAddedEventName,
+	})
+	if err != nil {
+		return events.SubscribeResult{}, err
+	}
+	var res events.SubscribeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return events.SubscribeResult{}, err
+	}
+	return res, nil
+}
+
+// UnsubscribeNoteAdded ends the webhook subscription of url to event type note_added with args
+// (events/unsubscribe).
+func (c *Client) UnsubscribeNoteAdded(ctx context.Context, args eventtypes.NoteAddedArgs, url string) error {
+	_, err := c.Client.Request(ctx, "events/unsubscribe", map[string]any{
+		"arguments": args,
+		"delivery": events.Delivery{
+			Mode: events.ModeWebhook,
+			URL:  url,
+		},
+		"name": eventtypes.NoteAddedEventName,
+	})
+	return err
+}
+
+// ReceiveNoteAdded returns the next event rc received (its signature verified, a retry handed
+// out once), skipping gap and terminated envelopes, with its payload decoded; an event of
+// another type is an error. It waits until ctx ends.
+func (c *Client) ReceiveNoteAdded(ctx context.Context, rc *eventstest.Receiver) (eventtypes.NoteAdded, eventstest.Delivery, error) {
+	ev, d, err := eventstest.NextEvent[eventtypes.NoteAdded](ctx, rc)
+	if err == nil && d.Event.Name != eventtypes.NoteAddedEventName {
+		var zero eventtypes.NoteAdded
+		return zero, d, fmt.Errorf("received an event of type %q, want %q", d.Event.Name, eventtypes.NoteAddedEventName)
+	}
+	return ev, d, err
 }
