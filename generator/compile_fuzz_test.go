@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
-	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io"
-	"os"
-	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -20,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpgen/mcpgen/generator/internal/jsontree"
+	"github.com/mcpgen/mcpgen/internal/exportdata"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -183,25 +180,11 @@ var (
 )
 
 func startImporter() {
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}",
-		runtimePkg, appsPkg, "github.com/mcpgen/mcpgen/ext/skills", "bytes", "context", "embed", "encoding/json", "errors", "fmt", "time").Output()
-	if err != nil {
-		importerErr = fmt.Errorf("go list -export: %v", err)
-		return
+	exportFiles, importerErr = exportdata.Files(runtimePkg, appsPkg, "github.com/mcpgen/mcpgen/ext/skills",
+		"bytes", "context", "embed", "encoding/json", "errors", "fmt", "time")
+	if importerErr == nil {
+		gcImporter = exportdata.Importer(token.NewFileSet(), exportFiles)
 	}
-	exportFiles = map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if path, file, ok := strings.Cut(line, "="); ok && file != "" {
-			exportFiles[path] = file
-		}
-	}
-	gcImporter = importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := exportFiles[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s (add it to the go list of startImporter)", path)
-		}
-		return os.Open(file)
-	})
 }
 
 // typeCheck type-checks a generated package (its own folder only).

@@ -3,13 +3,10 @@ package generator
 import (
 	"fmt"
 	"go/ast"
-	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/exportdata"
 )
 
 // stages are the generator's files by the stage of the pipeline they hold
@@ -239,11 +238,11 @@ func fileGraph(src map[string][]byte) (map[string]map[string]bool, map[[2]string
 		files = append(files, f)
 	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	imp, err := exportImporter(fset)
+	imports, err := generatorExports()
 	if err != nil {
 		return nil, nil, err
 	}
-	conf := types.Config{Importer: imp}
+	conf := types.Config{Importer: exportdata.Importer(fset, imports)}
 	pkg, err := conf.Check("layering", fset, files, info)
 	if err != nil {
 		return nil, nil, err
@@ -363,41 +362,6 @@ func components(graph map[string]map[string]bool) [][]string {
 	return out
 }
 
-// generatorExports maps each package the generator imports, directly or not, to
-// its compiled export data (go list -export, from the build cache), read
-// once per test binary.
-var generatorExports = sync.OnceValues(func() (map[string]string, error) {
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}", ".").Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
-		}
-		return nil, fmt.Errorf("go list -export: %v\n%s", err, msg)
-	}
-	m := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if path, file, ok := strings.Cut(line, " "); ok && file != "" {
-			m[path] = file
-		}
-	}
-	return m, nil
-})
-
-// exportImporter reads the imports of the type-checked files from their
-// export data instead of type-checking them (jennifer, jsonschema and the
-// standard library) from source, which took most of a minute per check
-// under -race.
-func exportImporter(fset *token.FileSet) (types.Importer, error) {
-	files, err := generatorExports()
-	if err != nil {
-		return nil, err
-	}
-	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := files[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	}), nil
-}
+// generatorExports holds the export data files of what the generator
+// imports, read once per test binary.
+var generatorExports = sync.OnceValues(func() (map[string]string, error) { return exportdata.Files(".") })

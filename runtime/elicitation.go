@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -46,7 +47,7 @@ func (e *Elicitation) form() (*compiledForm, error) {
 		if e.Mode != "form" {
 			return
 		}
-		s, err := schema.Compile("mcpgen:elicitation/"+e.Name, e.RequestedSchema)
+		s, err := schemacheck.Compile("mcpgen:elicitation/"+e.Name, e.RequestedSchema)
 		if err != nil {
 			e.err = fmt.Errorf("elicitation %q: %w", e.Name, err)
 			return

@@ -3,19 +3,18 @@ package runtime
 import (
 	"fmt"
 	"go/ast"
-	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/exportdata"
 )
 
 // tiers are the runtime's files by concept, top to bottom. A file may name
@@ -213,29 +212,6 @@ func TestLayeringCatchesAnUpwardName(t *testing.T) {
 	}
 }
 
-// exportData maps each package the runtime imports, directly or not, to
-// its compiled export data (go list -export, from the build cache): the
-// type-checker reads the imports from there instead of type-checking
-// them, the standard library included, from source, which took a minute
-// and more under -race.
-func exportData() (map[string]string, error) {
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}", ".").Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
-		}
-		return nil, fmt.Errorf("go list -export: %v\n%s", err, msg)
-	}
-	m := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if path, file, ok := strings.Cut(line, " "); ok && file != "" {
-			m[path] = file
-		}
-	}
-	return m, nil
-}
-
 // upwardNames type-checks one package's files and returns, sorted, each
 // name a file uses that a file of a higher (smaller-numbered) tier
 // declares; tierNames name the tiers in the report.
@@ -250,17 +226,11 @@ func upwardNames(src map[string][]byte, tierOf map[string]int, tierNames []strin
 		files = append(files, f)
 	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	imports, err := exportData()
+	imports, err := exportdata.Files(".")
 	if err != nil {
 		return nil, err
 	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := imports[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	})}
+	conf := types.Config{Importer: exportdata.Importer(fset, imports)}
 	pkg, err := conf.Check("layering", fset, files, info)
 	if err != nil {
 		return nil, err

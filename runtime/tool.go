@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -114,7 +115,7 @@ func compileTool(t Tool) (*registeredTool, error) {
 	if t.Handler == nil {
 		return nil, fmt.Errorf("tool %q: no handler", t.Name)
 	}
-	in, err := schema.Compile("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
+	in, err := schemacheck.Compile("mcpgen:tool/"+t.Name+"/inputSchema", def.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 	"github.com/mcpgen/mcpgen/runtime/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -39,7 +40,7 @@ func compileOutput(tool string, def json.RawMessage) (*outputCheck, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	s, err := schema.Compile("mcpgen:tool/"+tool+"/outputSchema", raw)
+	s, err := schemacheck.Compile("mcpgen:tool/"+tool+"/outputSchema", raw)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func schemaViolations(err error, doc any) string {
 	if !errors.As(err, &ve) {
 		return err.Error()
 	}
-	return strings.Join(schema.Violations(ve, doc), "; ")
+	return strings.Join(schemacheck.Violations(ve, doc), "; ")
 }
 
 // appendToolResult appends r as JSON. Text blocks without annotations, the

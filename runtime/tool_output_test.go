@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpgen/mcpgen/runtime/internal/schema"
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 )
 
 // outputTool is a tool with outputSchema schema whose handler returns out
@@ -255,7 +255,7 @@ func TestOutputOfAnyType(t *testing.T) {
 				if strings.Contains(tc.schema, "$schema") && w["$schema"] == nil {
 					t.Fatalf("%s %s: $schema not at the root: %s", tr.name, tc.name, adv)
 				}
-				compiled, err := schema.Compile("test:"+name, adv)
+				compiled, err := schemacheck.Compile("test:"+name, adv)
 				if err != nil {
 					t.Fatalf("%s %s: wrapped schema %s: %v", tr.name, tc.name, adv, err)
 				}

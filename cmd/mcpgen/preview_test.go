@@ -371,7 +371,7 @@ func TestPreviewChecksArguments(t *testing.T) {
 		{`{"title":"a","count":2,"color":"blue","when":"2026-07-28"}`, `{"problems":[]}`},
 		{`{}`, `{"problems":["/: missing properties: 'title'"]}`},
 		{`{"title":1,"count":0}`, `{"problems":["/count: must be \u003e= 1 but found 0","/title: expected string, but got number"]}`},
-		{`{"title":"a","color":"green"}`, `{"problems":["/color: must be one of \"red\", \"blue\""]}`},
+		{`{"title":"a","color":"green"}`, `{"problems":["/color: must be one of red, blue"]}`},
 		{`{"title":"a","when":"yesterday"}`, `{"problems":["/when: 'yesterday' is not valid 'date'"]}`},
 		{`{"title":"a","extra":1}`, `{"problems":["/: additionalProperties 'extra' not allowed"]}`},
 		{`[1]`, `{"problems":["/: the arguments of a tool are a JSON object, such as {}"]}`},
@@ -388,7 +388,7 @@ func TestPreviewChecksArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body := do(t, http.MethodPost, p.page+"check", `{"schema":{"$ref":"file://`+secret+`"},"arguments":{}}`)
-	if !strings.Contains(body, `"schemaError"`) || !strings.Contains(body, "is not followed") {
+	if !strings.Contains(body, `"schemaError"`) || !strings.Contains(body, "is not fetched") {
 		t.Errorf("a $ref to a file: %s", body)
 	}
 	if resp, body := do(t, http.MethodPost, p.page+"check", `{"arguments":{}}`); resp.StatusCode != 400 {

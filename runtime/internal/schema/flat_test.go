@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 )
 
 const flatTestSchema = `{"type":"object","properties":{
@@ -59,7 +61,7 @@ func FuzzFlatSchema(f *testing.F) {
 	for _, s := range []string{`{"s":"abc","i":3}`, `{"s":"x","i":0,"n":2.5,"e":"a","b":false}`, `{"s":"日本","i":1e2}`, `{"s":"a","i":3,"s":""}`, `{"s":"a","i":3,"z":{"q":[1,"]"]}}`} {
 		f.Add([]byte(s))
 	}
-	schema, err := Compile("mcpgen:test/flat", []byte(flatTestSchema))
+	schema, err := schemacheck.Compile("mcpgen:test/flat", []byte(flatTestSchema))
 	if err != nil {
 		f.Fatal(err)
 	}

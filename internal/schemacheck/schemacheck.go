@@ -1,9 +1,11 @@
-// Package schema compiles and checks the JSON Schemas of tools and forms
-// for the runtime: compilation with located violations, the
-// allocation-free fast path of flat argument objects, the exact key shape
-// that keeps case variants of declared names from a handler, and the
-// wrapping of non-object output schemas for 2025 clients.
-package schema
+// Package schemacheck compiles JSON Schema documents with the settings
+// mcpgen's runtime validates with (2020-12 unless $schema says otherwise,
+// formats asserted, no remote $ref followed) and words a failed validation
+// as located violations. The runtime checks tool arguments, outputs and
+// form answers with it; mcpgen preview checks the arguments a user types
+// with it, so that the preview refuses what the server would, in the same
+// words.
+package schemacheck
 
 import (
 	"bytes"
