@@ -39,6 +39,11 @@ type MCPGenOptions struct {
 	Prefix string
 	// KeepAlive is the runtime's keep-alive interval; 0 means its default.
 	KeepAlive time.Duration
+	// Heartbeat is the store's heartbeat (redisstore.Options.Heartbeat); 0
+	// means its default. Workload R sets it past its run: the heartbeat is
+	// the replica's cost, one round trip a second however many sessions it
+	// holds, and R counts what sessions cost.
+	Heartbeat time.Duration
 }
 
 // NewMCPGen builds the mcpgen server; the function it returns closes it and
@@ -55,7 +60,7 @@ func NewMCPGen(o MCPGenOptions) (http.Handler, func(), error) {
 			rdb = redis.NewClient(&redis.Options{Addr: o.RedisAddr, ContextTimeoutEnabled: true, PoolSize: 64,
 				DisableIdentity: true}) // a new connection is one round trip (HELLO)
 		}
-		store, err := redisstore.New(context.Background(), rdb, redisstore.Options{Prefix: o.Prefix})
+		store, err := redisstore.New(context.Background(), rdb, redisstore.Options{Prefix: o.Prefix, Heartbeat: o.Heartbeat})
 		if err != nil {
 			rdb.Close()
 			return nil, nil, fmt.Errorf("redisstore: %w", err)

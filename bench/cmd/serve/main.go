@@ -42,6 +42,7 @@ func run() error {
 	withPprof := flag.Bool("pprof", false, "also serve /debug/pprof/")
 	redisAddr := flag.String("redis", "", "mcpgen only: keep sessions and events in this Redis (redisstore), as one replica does; cluster:HOST:PORT,... for a Redis Cluster")
 	keepAlive := flag.Duration("keepalive", 0, "mcpgen only: the keep-alive interval (0: the runtime's default)")
+	heartbeat := flag.Duration("heartbeat", 0, "mcpgen on Redis only: the store's heartbeat (0: its default)")
 	flag.Parse()
 
 	im, err := impl.Get(*name)
@@ -54,7 +55,7 @@ func run() error {
 			return fmt.Errorf("-redis and -keepalive are for mcpgen only")
 		}
 		var done func()
-		o := impl.MCPGenOptions{RedisAddr: *redisAddr, KeepAlive: *keepAlive}
+		o := impl.MCPGenOptions{RedisAddr: *redisAddr, KeepAlive: *keepAlive, Heartbeat: *heartbeat}
 		if nodes, ok := strings.CutPrefix(*redisAddr, "cluster:"); ok {
 			o.RedisAddr, o.RedisCluster = "", strings.Split(nodes, ",")
 		}
