@@ -53,6 +53,8 @@ func countedEngine(b *testing.B, prefix string, o events.Options) (*events.Engin
 //     claim, status and finish are counted too);
 //   - fanout/replicas=1 and =3: events/s to 1,000 push streams, held by
 //     one replica or spread over three, emitted by the first;
+//   - webhooks/replicas=1 and =3: webhook deliveries/s, 20 subscriptions
+//     to a loopback receiver, made by one replica or any of three;
 //   - idle-webhook: Redis memory per idle webhook subscription.
 func BenchmarkEventsOnRedis(b *testing.B) {
 	prefix := func(b *testing.B) string { return "bench:" + b.Name() + ":" + randomHex(4) + ":" }
@@ -143,6 +145,43 @@ func BenchmarkEventsOnRedis(b *testing.B) {
 			b.ReportMetric(float64(total()-rt)/float64(b.N), "roundtrips/event")
 			cancel()
 			wg.Wait()
+		})
+	}
+	for _, n := range []int{1, 3} {
+		b.Run(fmt.Sprintf("webhooks/replicas=%d", n), func(b *testing.B) {
+			// 20 webhook subscriptions made on the first replica; each event
+			// it emits is 20 deliveries, queued in Redis and made by whichever
+			// replica claims them first (the others look every 20ms).
+			const subs = 20
+			var got atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+			defer srv.Close()
+			p := prefix(b)
+			var es []*events.Engine
+			for range n {
+				o := events.Options{Webhook: events.WebhookOptions{AllowLoopbackCallbacks: true, AllowedCallbacks: []string{srv.URL}, PollEvery: 20 * time.Millisecond}}
+				e, _ := countedEngine(b, p, o)
+				es = append(es, e)
+			}
+			for i := range subs {
+				if _, err := es[0].Subscribe(context.Background(), owner, events.SubscribeParams{Name: "note_added",
+					Delivery: events.Delivery{URL: srv.URL + "/" + strconv.Itoa(i), Secret: "whsec_" + strings.Repeat("QUJD", 8)}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			time.Sleep(100 * time.Millisecond) // the verifications are over
+			base := got.Load()
+			b.ResetTimer()
+			start := time.Now()
+			for i := range b.N {
+				if _, err := es[0].Emit(context.Background(), "note_added", events.Broadcast(), noteEvent(i, "x")); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for got.Load()-base < int64(b.N*subs) {
+				time.Sleep(time.Millisecond)
+			}
+			b.ReportMetric(float64(b.N*subs)/time.Since(start).Seconds(), "deliveries/s")
 		})
 	}
 	b.Run("idle-webhook", func(b *testing.B) {
