@@ -3,8 +3,6 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,15 +166,4 @@ func TestThirdPartyExtension(t *testing.T) {
 }
 
 // serveLoopback serves s on a loopback port until the test ends.
-func serveLoopback(t *testing.T, s *runtime.Server) string {
-	t.Helper()
-	ts := httptest.NewUnstartedServer(s)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Listener = ln
-	ts.Start()
-	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	return ts.URL
-}
+func serveLoopback(t *testing.T, s *runtime.Server) string { return wiretest.Serve(t, s) }

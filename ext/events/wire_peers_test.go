@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -77,18 +75,7 @@ func (s *liveStream) skipBeats(t *testing.T) wiretest.Message {
 func (s *liveStream) close() { s.once.Do(s.stop) }
 
 // serveHTTP serves srv on loopback.
-func serveHTTP(t *testing.T, srv *runtime.Server) string {
-	t.Helper()
-	ts := httptest.NewUnstartedServer(srv)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Listener = ln
-	ts.Start()
-	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	return ts.URL
-}
+func serveHTTP(t *testing.T, srv *runtime.Server) string { return wiretest.Serve(t, srv) }
 
 // eventsCaps are client capabilities declaring the extension.
 var eventsCaps = map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}

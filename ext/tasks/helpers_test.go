@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -65,18 +63,7 @@ func newServer(t *testing.T, opts runtime.Options, topts tasks.Options, tools ..
 }
 
 // serve serves s on a loopback httptest server and returns its URL.
-func serve(t *testing.T, s *runtime.Server) string {
-	t.Helper()
-	ts := httptest.NewUnstartedServer(s)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Listener = ln
-	ts.Start()
-	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
-	return ts.URL
-}
+func serve(t *testing.T, s *runtime.Server) string { return wiretest.Serve(t, s) }
 
 // wires are the four era/transport pairs, each on its own server.
 func wires(t *testing.T, opts runtime.Options, topts tasks.Options, tools ...runtime.Tool) []*wiretest.Conn {

@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -482,4 +484,19 @@ func Text(t *testing.T, m Message) string {
 		return "ERROR: " + r.Content[0].Text
 	}
 	return r.Content[0].Text
+}
+
+// Serve serves h on a loopback port (never the wildcard address that
+// httptest would pick) until the test ends, and returns its URL.
+func Serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(h)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return ts.URL
 }
