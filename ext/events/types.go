@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpgen/mcpgen/internal/schemacheck"
 	"github.com/mcpgen/mcpgen/runtime"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -162,10 +162,10 @@ func compileType(t EventType, o *Options) (*eventType, error) {
 	if x.payloadDoc, err = compactJSON(x.payloadDoc); err != nil {
 		return nil, fmt.Errorf("event type %q: PayloadSchema: %v", t.Name, err)
 	}
-	if x.input, err = compileSchema("mcpgen:events/"+t.Name+"/inputSchema", x.inputDoc); err != nil {
+	if x.input, err = schemacheck.Compile("mcpgen:events/"+t.Name+"/inputSchema", x.inputDoc); err != nil {
 		return nil, fmt.Errorf("event type %q: InputSchema: %w", t.Name, err)
 	}
-	if x.payload, err = compileSchema("mcpgen:events/"+t.Name+"/payloadSchema", x.payloadDoc); err != nil {
+	if x.payload, err = schemacheck.Compile("mcpgen:events/"+t.Name+"/payloadSchema", x.payloadDoc); err != nil {
 		return nil, fmt.Errorf("event type %q: PayloadSchema: %w", t.Name, err)
 	}
 	modes := t.Delivery
@@ -220,22 +220,6 @@ func (t *eventType) limits() LogLimits {
 	return LogLimits{Retention: t.retention, MaxRetained: t.maxRetained, NoReplay: t.NoReplay}
 }
 
-// compileSchema compiles a self-contained JSON Schema (2020-12 unless it
-// says otherwise); remote references are never fetched.
-func compileSchema(location string, doc []byte) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.ExtractAnnotations = true
-	c.AssertFormat = true
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("remote $ref %q is not fetched; inline it under $defs", u)
-	}
-	if err := c.AddResource(location, bytes.NewReader(doc)); err != nil {
-		return nil, err
-	}
-	return c.Compile(location)
-}
-
 // validate checks doc against s and says every place it fails.
 func validate(s *jsonschema.Schema, doc json.RawMessage) error {
 	v, err := decodeJSON(doc)
@@ -260,23 +244,10 @@ func asValidation(err error, ve **jsonschema.ValidationError) bool {
 	return ok
 }
 
-// violations lists the leaves of a validation error as "/pointer: what".
+// violations lists the leaves of a validation error as "/pointer: what",
+// in the runtime's words, at most 8 and a count of the rest.
 func violations(ve *jsonschema.ValidationError) []string {
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
-			out = append(out, loc+": "+e.Message)
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
+	out := schemacheck.Violations(ve, nil)
 	if len(out) > 8 {
 		out = append(out[:8], fmt.Sprintf("and %d more", len(out)-8))
 	}
